@@ -1,0 +1,20 @@
+/** `callctl api`: definition only. */
+import type { Command } from 'commander';
+import type { Bind } from '../lazy.js';
+import { collect } from '../parse.js';
+
+export function registerApi(program: Command, bind: Bind): void {
+  program
+    .command('api')
+    .description('call any endpoint of the API (same auth, throttle, retries and errors); prints the JSON body')
+    .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
+    .argument('<path>', 'path under the base URL, e.g. /messages')
+    .option('-f, --field <key=value>', 'a body field (repeatable); for GET, a query parameter', collect)
+    .option('--input <file|->', 'the request body as JSON, from a file or stdin')
+    .option('--paginate', 'follow the pages of a list endpoint')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /voicemails --paginate\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"',
+    )
+    .action(bind(() => import('./run.js')));
+}

@@ -1,0 +1,25 @@
+/** `callctl import`: definition only; the pipeline loads when it runs. */
+import { type Command, Option } from 'commander';
+import type { Bind } from '../lazy.js';
+import { collect } from '../parse.js';
+
+export function registerImport(program: Command, bind: Bind): void {
+  program
+    .command('import')
+    .description('import a lead list (CSV) — one request per row, at the rate limit, resumable')
+    .argument('<file>', 'CSV file, or - for stdin')
+    .option('--country <CC>', 'region (ISO 3166 alpha-2) for national-format phones (default: the profile\'s country)')
+    .option('--map <Header=field>', 'map a column to a contact field (repeatable); overrides the automatic mapping', collect)
+    .option('--dry-run', 'parse, map, normalise, validate and report; send nothing (needs no key)')
+    .option('--rejects <path>', 'where rejected rows go (default <file>.rejects.csv)')
+    .addOption(new Option('--resume', 'continue the unfinished import of this file').conflicts('restart'))
+    .addOption(new Option('--restart', 'ignore the journal of an earlier run and start over').conflicts('resume'))
+    .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
+    .addOption(new Option('--encoding <name>', 'file encoding (default utf8; a UTF-8/UTF-16 BOM is detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .option('--delimiter <c>', 'column delimiter (default: detected among , ; tab |)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json',
+    )
+    .action(bind(() => import('./run.js')));
+}

@@ -1,0 +1,23 @@
+/**
+ * How a command's code is reached: the command tree only holds definitions, and an action imports
+ * its verb's module when it runs — so `--help` and `--version` load nothing else.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+
+/** A verb's module: turns positionals and options into work, and returns the exit code. */
+export interface CommandModule {
+  run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number>;
+}
+
+export type Loader = () => Promise<CommandModule>;
+
+/** Binds a lazily loaded verb to a commander action. */
+export type Bind = (load: Loader) => (...actionArgs: unknown[]) => Promise<void>;
+
+/** Splits commander's action arguments into positionals, the command's own options, and the command. */
+export function actionParts(actionArgs: unknown[]): { args: string[]; opts: Record<string, unknown>; command: Command } {
+  const command = actionArgs[actionArgs.length - 1] as Command;
+  const args = actionArgs.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a.map(String) : a === undefined ? [] : [String(a)]));
+  return { args, opts: command.opts(), command };
+}

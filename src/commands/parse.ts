@@ -1,0 +1,34 @@
+/**
+ * Parsers for option values: commander hands every value over as a string, and a bad one must be
+ * a usage error (exit 2) naming what was expected, never NaN flowing into a request.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** An integer in [min, max]. */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number ≥ ${min}` : `expected a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+/** A finite number in [min, max]; `exclusiveMin` makes the lower bound open. */
+export function decimal(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = false): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    const low = exclusiveMin ? n <= min : n < min;
+    if (value.trim() === '' || !Number.isFinite(n) || low || n > max) {
+      const range = Number.isFinite(max) ? ` up to ${max}` : '';
+      throw new InvalidArgumentError(`expected a number ${exclusiveMin ? '>' : '≥'} ${min}${range}`);
+    }
+    return n;
+  };
+}
+
+/** Collects a repeatable option into an array. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -1,0 +1,97 @@
+/**
+ * What a command receives: the outside world (deps), the parsed global options, a logger, and
+ * lazy services. Nothing is read or connected until a command asks for it, so `--help` and
+ * `--version` never touch the config file or load the HTTP stack.
+ */
+import type { Deps } from './deps.js';
+import { envValue } from './deps.js';
+import { UsageError } from './errors.js';
+import type { GlobalOptions, Settings } from './config/settings.js';
+import { profileName, resolveSettings } from './config/settings.js';
+import type { ConfigStore } from './config/store.js';
+import type { ApiClient } from './http/client.js';
+import { Logger } from './output/log.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export class Context {
+  readonly log: Logger;
+  private configStore: Promise<ConfigStore> | undefined;
+  private resolved: Promise<Settings> | undefined;
+  private client: Promise<ApiClient> | undefined;
+  private readonly closers: Array<() => Promise<void> | void> = [];
+
+  constructor(
+    readonly deps: Deps,
+    readonly globals: GlobalOptions,
+  ) {
+    const verbosity = globals.verbose ? 'verbose' : globals.quiet ? 'quiet' : 'normal';
+    const color = globals.color !== false && envValue(deps.env, 'NO_COLOR') === undefined && deps.io.stderr.isTTY === true;
+    this.log = new Logger(deps.io.stderr, verbosity, color);
+    this.log.addSecret(envValue(deps.env, 'CALLCTL_API_KEY'));
+  }
+
+  /** The output format for data on stdout: --json wins, then --format, else table. */
+  get format(): OutputFormat {
+    if (this.globals.json) return 'json';
+    const f = this.globals.format ?? 'table';
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(f)) {
+      throw new UsageError(`unknown --format ${f}`, `use one of ${OUTPUT_FORMATS.join(', ')}`);
+    }
+    return f as OutputFormat;
+  }
+
+  /** True when a spinner or progress line may be drawn on stderr. */
+  get animated(): boolean {
+    const e = this.deps.io.stderr;
+    return e.isTTY === true && (e.columns ?? 0) > 0 && this.log.verbosity !== 'quiet' && envValue(this.deps.env, 'CI') === undefined && this.deps.env.TERM !== 'dumb';
+  }
+
+  get profileName(): string {
+    return profileName(this.globals, this.deps.env);
+  }
+
+  /** The profiles file, opened on first use. */
+  config(): Promise<ConfigStore> {
+    this.configStore ??= import('./config/store.js').then(({ ConfigStore }) => ConfigStore.open(this.deps.env));
+    return this.configStore;
+  }
+
+  /** Flags > environment > profile > defaults. Reads the config file once. */
+  settings(): Promise<Settings> {
+    this.resolved ??= this.config().then((store) => {
+      const profile = store.profile(this.profileName);
+      this.log.addSecret(profile.apiKey);
+      return resolveSettings(this.globals, this.deps.env, profile);
+    });
+    return this.resolved;
+  }
+
+  /** The API client: key and base URL checked, limiter built. Nothing is sent until a request. */
+  api(): Promise<ApiClient> {
+    this.client ??= (async () => {
+      const settings = await this.settings();
+      const { createApiClient } = await import('./http/client.js');
+      const client = await createApiClient({ settings, deps: this.deps, log: this.log });
+      this.onClose(() => client.close());
+      return client;
+    })();
+    return this.client;
+  }
+
+  /** Registers cleanup to run when the command ends, however it ends. */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  async close(): Promise<void> {
+    for (const fn of this.closers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // Cleanup must not hide the command's own result.
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Deps: everything callctl takes from the outside world. Only `systemDeps()` touches `process`;
+ * tests build their own Deps to run `main()` in-process.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export interface OutStream extends Writable {
+  isTTY?: boolean;
+  columns?: number;
+}
+export interface InStream extends Readable {
+  isTTY?: boolean;
+  setRawMode?: (mode: boolean) => unknown;
+}
+
+export interface Io {
+  stdin: InStream;
+  stdout: OutStream;
+  stderr: OutStream;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+export type SignalName = 'SIGINT' | 'SIGTERM';
+
+export interface Deps {
+  io: Io;
+  env: Env;
+  cwd: string;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with an AbortError when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Subscribes to a process signal while a command runs; returns the unsubscribe function. */
+  onSignal(signal: SignalName, handler: () => void): () => void;
+}
+
+/** The Deps of a real process. */
+export function systemDeps(): Deps {
+  return {
+    io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    env: process.env,
+    cwd: process.cwd(),
+    now: () => Date.now(),
+    sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
+    onSignal(signal, handler) {
+      process.on(signal, handler);
+      return () => {
+        process.off(signal, handler);
+      };
+    },
+  };
+}
+
+/** An environment variable, with an empty value counted as unset (cli.md precedence rule). */
+export function envValue(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}

@@ -1,0 +1,69 @@
+/**
+ * Everything for a person goes to stderr through the Logger: notes, warnings, --verbose request
+ * lines and the final error line. It masks every registered secret in every line it writes, so a
+ * key that slips into a message (a server echoing it, an error text) is still never printed.
+ */
+import { styleText } from 'node:util';
+import type { OutStream } from '../deps.js';
+import { maskKey } from '../http/safety.js';
+
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
+
+export class Logger {
+  private readonly secrets = new Set<string>();
+
+  constructor(
+    private readonly stderr: OutStream,
+    readonly verbosity: Verbosity,
+    readonly color: boolean,
+  ) {}
+
+  /** Registers a value that must never appear in output; it is shown masked instead. */
+  addSecret(secret: string | undefined): void {
+    if (secret && secret.length >= 8) this.secrets.add(secret);
+  }
+
+  /** Replaces every registered secret in `text` with its mask. */
+  redact(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(maskKey(s));
+    return out;
+  }
+
+  get isVerbose(): boolean {
+    return this.verbosity === 'verbose';
+  }
+
+  /** A note for a person (summaries, receipts); hidden by --quiet. */
+  info(line: string): void {
+    if (this.verbosity !== 'quiet') this.write(line);
+  }
+
+  /** A warning; hidden by --quiet. */
+  warn(line: string): void {
+    if (this.verbosity !== 'quiet') this.write(this.paint('yellow', `callctl: warning: ${line}`));
+  }
+
+  /** Detail shown only with --verbose. */
+  debug(line: string): void {
+    if (this.verbosity === 'verbose') this.write(this.paint('gray', line));
+  }
+
+  /** The one error line of a failed command; always shown. */
+  error(line: string): void {
+    this.write(this.paint('red', line));
+  }
+
+  /** Raw text for a person (a table, a multi-line block); hidden by --quiet. */
+  block(text: string): void {
+    if (this.verbosity !== 'quiet') this.stderr.write(this.redact(text.endsWith('\n') ? text : `${text}\n`));
+  }
+
+  private paint(color: 'red' | 'yellow' | 'gray', text: string): string {
+    return this.color ? styleText(color, text) : text;
+  }
+
+  private write(line: string): void {
+    this.stderr.write(`${this.redact(line)}\n`);
+  }
+}
