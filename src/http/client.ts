@@ -1,0 +1,283 @@
+/**
+ * The one way callctl talks to the API: one undici Agent (keep-alive) for the process, bearer
+ * auth, JSON in and out, a per-attempt timeout, every attempt through the limiter, retries by the
+ * rules of retry.ts, and one typed error when it gives up.
+ */
+import { Agent, request } from 'undici';
+import type { Deps } from '../deps.js';
+import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../output/log.js';
+import { RequestLimiter, type LimiterStats } from './limiter.js';
+import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
+import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
+import { checkBaseUrl, checkSecretKey, maskKey } from './safety.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface ApiRequest {
+  method: Method;
+  /** Path under the base URL, starting with `/`; build it with `pathOf` so ids are encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** POST only: a repeat cannot duplicate (the body carries an E.164 phone the service matches). */
+  safeToRetry?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: HeaderBag;
+  /** Parsed JSON; the raw text when the body is not JSON; undefined when empty. */
+  body: T;
+  /** Attempts made, the successful one included. */
+  attempts: number;
+  /** True when an earlier attempt failed ambiguously (it may have been applied already). */
+  ambiguousBefore: boolean;
+}
+
+/** Most 429s one request waits through before giving up (a guard against a server that never lets up). */
+const MAX_THROTTLED_WAITS = 200;
+
+/** Encodes one id as a single path segment: `../calls` can never reach another endpoint. */
+export function segment(id: string): string {
+  if (id.trim() === '') throw new UsageError('the id is empty', 'give the id of an existing record');
+  const encoded = encodeURIComponent(id);
+  return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+/** Tagged template for paths: every interpolated value is an encoded segment. */
+export function pathOf(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
+  return strings.reduce((out, s, i) => out + s + (i < ids.length ? segment(String(ids[i])) : ''), '');
+}
+
+/** The message a server put in its error body: `error.message`, `message`, or a string `error`. */
+export function serverMessage(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return typeof body === 'string' && body.trim() && body.length < 300 ? body.trim() : undefined;
+  const b = body as { error?: unknown; message?: unknown };
+  if (b.error && typeof b.error === 'object' && typeof (b.error as { message?: unknown }).message === 'string') {
+    return (b.error as { message: string }).message;
+  }
+  if (typeof b.message === 'string') return b.message;
+  if (typeof b.error === 'string') return b.error;
+  return undefined;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export interface ClientOptions {
+  baseUrl: URL;
+  apiKey: string;
+  concurrency: number;
+  rate: number | undefined;
+  timeoutMs: number;
+  log: Logger;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+export class ApiClient {
+  private readonly agent: Agent;
+  private readonly limiter: RequestLimiter;
+  private readonly basePath: string;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.agent = new Agent({
+      connections: opts.concurrency,
+      keepAliveTimeout: 10_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+    });
+    this.limiter = new RequestLimiter({
+      concurrency: opts.concurrency,
+      rate: opts.rate,
+      now: opts.now,
+      sleep: (ms) => opts.sleep(ms),
+      onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
+    });
+    this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** Where requests go, for messages (never with the key). */
+  get origin(): string {
+    return this.opts.baseUrl.origin;
+  }
+
+  /** Sends one request (with retries) and returns the 2xx answer, or throws ApiError. */
+  async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const url = this.urlFor(req);
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const safePost = req.method === 'POST' && req.safeToRetry === true;
+    let attempt = 1;
+    let throttledWaits = 0;
+    let ambiguousBefore = false;
+
+    for (;;) {
+      if (req.signal?.aborted) throw new InterruptedError();
+      let answer: Attempt;
+      try {
+        answer = await this.limiter.run(() => this.attempt(req, url, payload));
+      } catch (err) {
+        if (req.signal?.aborted) throw new InterruptedError();
+        const failure = transportFailure(err);
+        if (!failure) throw err;
+        ambiguousBefore ||= failure.ambiguous;
+        const retry = attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, failure.ambiguous);
+        this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}${retry ? `, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})` : ''}`);
+        if (retry) {
+          await this.opts.sleep(backoffMs(attempt, this.random), req.signal);
+          attempt += 1;
+          continue;
+        }
+        throw this.transportError(req, failure.code, failure.reason, attempt, failure.ambiguous && !mayRetry(req.method, safePost, true));
+      }
+
+      if (answer.status === 429) {
+        // The limiter has paused everyone; this request simply queues again. Never a failure.
+        throttledWaits += 1;
+        if (throttledWaits > MAX_THROTTLED_WAITS) throw this.statusError(req, answer, attempt);
+        continue;
+      }
+      if (answer.status >= 500) {
+        ambiguousBefore = true;
+        if (attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, true)) {
+          this.opts.log.debug(`× ${req.method} ${url.pathname}: ${answer.status}, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+          await this.opts.sleep(backoffMs(attempt, this.random), req.signal);
+          attempt += 1;
+          continue;
+        }
+        throw this.statusError(req, answer, attempt);
+      }
+      if (answer.status >= 200 && answer.status < 300) {
+        return { status: answer.status, headers: answer.headers, body: answer.body as T, attempts: attempt, ambiguousBefore };
+      }
+      throw this.statusError(req, answer, attempt, ambiguousBefore);
+    }
+  }
+
+  /** Requests sent, 429s met and the current pace — for summaries and progress. */
+  stats(): LimiterStats {
+    return this.limiter.stats();
+  }
+
+  async close(): Promise<void> {
+    await this.limiter.close();
+    await this.agent.close().catch(() => undefined);
+  }
+
+  private urlFor(req: ApiRequest): URL {
+    const url = new URL(this.opts.baseUrl.href);
+    const [pathPart, queryPart] = req.path.split('?', 2) as [string, string | undefined];
+    url.pathname = this.basePath + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
+    if (queryPart) url.search = queryPart;
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  private async attempt(req: ApiRequest, url: URL, payload: string | undefined): Promise<Attempt> {
+    const started = this.opts.now();
+    this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
+    const res = await request(url, {
+      method: req.method,
+      dispatcher: this.agent,
+      headers: {
+        authorization: `Bearer ${this.opts.apiKey}`,
+        accept: 'application/json',
+        'user-agent': 'callctl',
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(payload !== undefined ? { body: payload } : {}),
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+    const text = await res.body.text();
+    const now = this.opts.now();
+    const headers = res.headers as HeaderBag;
+    this.opts.log.debug(`← ${res.statusCode} ${req.method} ${url.pathname} (${now - started} ms)`);
+    return {
+      status: res.statusCode,
+      headers,
+      body: parseBody(text),
+      rateLimit: parseRateLimit(headers, now),
+      retryAfterMs: parseRetryAfter(headers['retry-after'], now),
+    };
+  }
+
+  private statusError(req: ApiRequest, answer: Attempt, attempts: number, ambiguousBefore = false): ApiError {
+    const status = answer.status;
+    const message = serverMessage(answer.body) ?? `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
+    const where = `${req.method} ${req.path.split('?')[0]}`;
+    const details = { method: req.method, path: req.path, status, serverMessage: serverMessage(answer.body), body: answer.body, attempts };
+    const code = codeForStatus(status);
+    switch (code) {
+      case 'unauthorized':
+        return new ApiError(code, `the API refused the key (401): ${message}`, details, 'check the key: CALLCTL_API_KEY or callctl login');
+      case 'forbidden':
+        return new ApiError(code, `the key is not allowed to do this (403): ${message}`, details, 'use a key with the scope named above');
+      case 'not_found': {
+        const hint = ambiguousBefore ? 'an earlier attempt may already have done it' : 'check the id';
+        return new ApiError(code, `not found (404) on ${where}: ${message}`, details, hint);
+      }
+      case 'rate_limited':
+        return new ApiError(code, `still rate limited after ${MAX_THROTTLED_WAITS} waits on ${where}`, details, 'lower --rate or try again later');
+      case 'server_error':
+        return new ApiError(code, `server error (${status}) on ${where}: ${message}`, details, `tried ${attempts} time${attempts === 1 ? '' : 's'}; try again later`);
+      default:
+        return new ApiError(code, `rejected by the server (${status}) on ${where}: ${message}`, details, 'fix the value named above');
+    }
+  }
+
+  private transportError(req: ApiRequest, code: 'network' | 'timeout', reason: string, attempts: number, notRetried: boolean): ApiError {
+    const host = this.opts.baseUrl.host;
+    const what = code === 'timeout' ? `no answer from ${host} within ${this.opts.timeoutMs} ms` : `cannot reach ${host}: ${reason}`;
+    const hint = notRetried
+      ? 'not retried: the request may have been applied, and repeating it could duplicate it'
+      : `tried ${attempts} time${attempts === 1 ? '' : 's'}; check the network and --base-url`;
+    return new ApiError(code, `${what} (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts }, hint);
+  }
+}
+
+interface Attempt {
+  status: number;
+  headers: HeaderBag;
+  body: unknown;
+  rateLimit: ReturnType<typeof parseRateLimit>;
+  retryAfterMs: number | undefined;
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Builds the client of a command: checks the key and base URL before anything is sent. */
+export async function createApiClient(input: { settings: Settings; deps: Deps; log: Logger }): Promise<ApiClient> {
+  const { settings, deps, log } = input;
+  const apiKey = checkSecretKey(settings.apiKey);
+  log.addSecret(apiKey);
+  const baseUrl = checkBaseUrl(settings.baseUrl);
+  return new ApiClient({
+    baseUrl,
+    apiKey,
+    concurrency: settings.concurrency,
+    rate: settings.rate,
+    timeoutMs: settings.timeoutMs,
+    log,
+    now: deps.now,
+    sleep: deps.sleep,
+  });
+}

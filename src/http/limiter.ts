@@ -1,0 +1,163 @@
+/**
+ * The one limiter every request of the process passes: bottleneck holds the concurrency, the
+ * spacing (minTime) and the server's quota (reservoir, refilled on a heartbeat); the Pacer decides
+ * their values from the answers; a gate holds everything during a 429 pause and lets requests out
+ * again one pace-gap apart, so the end of a pause is not a stampede.
+ */
+import Bottleneck from 'bottleneck';
+import type { Observation, PaceSettings } from './pacer.js';
+import { Pacer } from './pacer.js';
+import type { RateLimitInfo } from './ratelimit-headers.js';
+
+/** What the limiter needs to know of an answer. */
+export interface Answer {
+  status: number;
+  rateLimit?: RateLimitInfo | undefined;
+  retryAfterMs?: number | undefined;
+}
+
+export interface LimiterOptions {
+  concurrency: number;
+  /** --rate ceiling in requests per second. */
+  rate?: number | undefined;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Told of every pause (for --verbose and progress). */
+  onPause?: (ms: number) => void;
+}
+
+export interface LimiterStats {
+  /** Requests sent (attempts, retries included). */
+  requests: number;
+  /** 429 answers received. */
+  throttled: number;
+  /** Current pace in requests per second (Infinity: unpaced). */
+  pace: number;
+}
+
+/** Heartbeat of the quota mirror: how often credits are regained. */
+const REFILL_TICK_MS = 25;
+
+export class RequestLimiter {
+  private readonly bottleneck: Bottleneck;
+  private readonly pacer: Pacer;
+  private applied: PaceSettings | undefined;
+  private inflight = 0;
+  private nextRelease = 0;
+  private requests = 0;
+  private resumeTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: LimiterOptions) {
+    this.pacer = new Pacer({ ceiling: opts.rate });
+    this.bottleneck = new Bottleneck({
+      maxConcurrent: opts.concurrency,
+      minTime: 0,
+      heartbeatInterval: REFILL_TICK_MS,
+    } as Bottleneck.ConstructorOptions);
+    this.apply();
+  }
+
+  /** Runs `send` when the pace allows and feeds its answer back into the pace. */
+  async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
+    return this.bottleneck.schedule(async () => {
+      await this.gate();
+      const sentAt = this.opts.now();
+      this.inflight += 1;
+      this.requests += 1;
+      try {
+        const answer = await send();
+        this.observe(answer, sentAt);
+        return answer;
+      } catch (err) {
+        this.observe({ status: 0 }, sentAt);
+        throw err;
+      } finally {
+        this.inflight -= 1;
+      }
+    });
+  }
+
+  stats(): LimiterStats {
+    const s = this.pacer.settings();
+    const pace = s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
+    return { requests: this.requests, throttled: this.pacer.throttled, pace };
+  }
+
+  /** Stops timers; pending jobs are dropped. */
+  async close(): Promise<void> {
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
+  }
+
+  /** Holds a request while the limiter is paused, then releases waiting requests a gap apart. */
+  private async gate(): Promise<void> {
+    const counts = this.bottleneck.counts();
+    if ((counts.QUEUED ?? 0) > 0) this.pacer.onBusy(this.opts.now());
+    else this.pacer.onIdle();
+    this.apply();
+
+    const now = this.opts.now();
+    const resumeAt = this.pacer.resumeAt;
+    if (resumeAt <= now && this.nextRelease <= now) return;
+    const s = this.pacer.settings();
+    const gap = s.minTimeMs > 0 ? s.minTimeMs : s.credits !== null && s.refillPerSec > 0 ? 1000 / s.refillPerSec : 0;
+    const releaseAt = Math.max(resumeAt, this.nextRelease, now);
+    this.nextRelease = releaseAt + gap;
+    if (releaseAt > now) await this.opts.sleep(releaseAt - now);
+  }
+
+  private observe(answer: Answer, sentAt: number): void {
+    const obs: Observation = {
+      at: this.opts.now(),
+      sentAt,
+      status: answer.status,
+      rateLimit: answer.rateLimit,
+      retryAfterMs: answer.retryAfterMs,
+      inflightOthers: this.inflight - 1,
+    };
+    const pauseMs = this.pacer.observe(obs);
+    if (pauseMs > 0) this.pause(pauseMs);
+    // bottleneck's reservoir moves by itself as jobs start: the server's count always replaces it.
+    this.apply(answer.rateLimit?.remaining !== undefined);
+  }
+
+  /** No new request starts until the pause is over — bottleneck's reservoir is shut meanwhile. */
+  private pause(ms: number): void {
+    this.opts.onPause?.(ms);
+    void this.bottleneck.updateSettings({ reservoir: 0 });
+    this.applied = undefined;
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    const wait = Math.max(0, this.pacer.resumeAt - this.opts.now());
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      this.apply(true);
+    }, wait);
+    this.resumeTimer.unref();
+  }
+
+  /** Pushes the pacer's settings into bottleneck when they changed enough to matter. */
+  private apply(force = false): void {
+    if (this.resumeTimer) return; // paused: the reservoir stays shut until the timer fires
+    const next = this.pacer.settings();
+    const prev = this.applied;
+    if (!force && prev && similar(prev, next)) return;
+    this.applied = next;
+    const tick = REFILL_TICK_MS;
+    void this.bottleneck.updateSettings({
+      minTime: Math.round(next.minTimeMs),
+      reservoir: next.credits,
+      reservoirIncreaseInterval: next.credits !== null ? tick : null,
+      reservoirIncreaseAmount: next.credits !== null ? Math.max(next.refillPerSec, 0.01) * (tick / 1000) : null,
+      reservoirIncreaseMaximum: next.credits !== null ? next.capacity : null,
+    });
+  }
+}
+
+function close(a: number, b: number): boolean {
+  return a === b || Math.abs(a - b) <= 0.02 * Math.max(Math.abs(a), Math.abs(b));
+}
+
+function similar(a: PaceSettings, b: PaceSettings): boolean {
+  // Credits are the server's word on each answer: always pass a change on.
+  return a.credits === b.credits && close(a.minTimeMs, b.minTimeMs) && close(a.refillPerSec, b.refillPerSec) && a.capacity === b.capacity;
+}

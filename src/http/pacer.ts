@@ -1,0 +1,244 @@
+/**
+ * The pace of requests, decided from what the server says. Pure: it is given the time and the
+ * answers, and returns settings the limiter applies — so its behaviour can be simulated.
+ *
+ * Three regimes:
+ * - Headers: the server reports its quota (RateLimit-* in any form). We mirror its bucket:
+ *   credits = what it says remains (minus what we have in flight), regained at the refill rate we
+ *   measure from successive answers. Under-estimating the refill costs little — unused tokens pile
+ *   up on the server and the next answer reports them — so the estimate is kept on the low side.
+ * - No headers (AIMD): start moderately, double while busy until the first 429 (slow start), then
+ *   measure the rate the server admits while we keep it saturated, sit just under it, and probe
+ *   upwards slowly; each new 429 multiplies the pace down.
+ * - A fixed ceiling (--rate) caps both.
+ * A 429 always pauses the whole limiter for Retry-After (or an exponential back-off with jitter).
+ */
+import type { RateLimitInfo } from './ratelimit-headers.js';
+
+/** What the limiter applies. */
+export interface PaceSettings {
+  /** Least gap between request starts, in ms (0: no spacing). */
+  minTimeMs: number;
+  /** Header regime: requests allowed now; null when the server publishes no quota. */
+  credits: number | null;
+  /** Header regime: credits regained per second. */
+  refillPerSec: number;
+  /** Header regime: credits never exceed this. */
+  capacity: number | null;
+}
+
+/** One answer (or transport failure) as the pacer needs to see it. */
+export interface Observation {
+  /** When the answer arrived (ms). */
+  at: number;
+  /** When its request was sent (ms). */
+  sentAt: number;
+  /** HTTP status; 0 for a transport failure. */
+  status: number;
+  rateLimit?: RateLimitInfo | undefined;
+  retryAfterMs?: number | undefined;
+  /** Requests still in flight besides this one. */
+  inflightOthers: number;
+}
+
+export interface PacerOptions {
+  /** --rate: the pace never exceeds it. */
+  ceiling?: number | undefined;
+  /** Pace before anything is known (requests per second). */
+  initialRate?: number;
+  /** Jitter source in [0, 1); injectable for tests. */
+  random?: () => number;
+}
+
+const INITIAL_RATE = 10;
+const MIN_RATE = 0.2;
+/** Slow start doubles the pace this often while the limiter is busy. */
+const SLOW_START_DOUBLING_MS = 250;
+/** After a 429 the pace drops to this share of the admitted rate… */
+const UNDER_ADMITTED = 0.97;
+/** …or of the pace that met it, whichever is lower. */
+const DECREASE = 0.85;
+/** Probing upwards: this share of the pace per second, at least PROBE_FLOOR req/s. */
+const PROBE_PER_SEC = 0.02;
+const PROBE_FLOOR = 0.2;
+/** Exponential back-off for a 429 without Retry-After. */
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 30_000;
+/** Refill is measured over answers at least this far apart. */
+const REFILL_WINDOW_MS = 1_000;
+/** Keep the measured refill on the low side (see header). */
+const REFILL_SAFETY = 0.9;
+
+interface QuotaSample {
+  at: number;
+  remaining: number;
+  answered: number;
+}
+
+export class Pacer {
+  private readonly ceiling: number | undefined;
+  private readonly random: () => number;
+
+  // AIMD regime
+  private rate: number;
+  private slowStart = true;
+  private lastGrowthAt: number | undefined;
+  private pausedUntil = 0;
+  private consecutive429 = 0;
+  /** Successes counted since the last 429, and when that 429 came: the admitted rate. */
+  private admittedSince: number | undefined;
+  private admittedCount = 0;
+  private admittedRate: number | undefined;
+
+  // Header regime
+  private headerMode = false;
+  private credits: number | null = null;
+  private capacity: number | null = null;
+  private refill = 0;
+  private answered = 0;
+  private samples: QuotaSample[] = [];
+
+  /** 429 answers seen. */
+  throttled = 0;
+
+  constructor(opts: PacerOptions = {}) {
+    this.ceiling = opts.ceiling;
+    this.random = opts.random ?? Math.random;
+    // With --rate the operator has said how fast; start there and only ever go slower.
+    this.rate = this.ceiling ?? opts.initialRate ?? INITIAL_RATE;
+    this.slowStart = this.ceiling === undefined;
+  }
+
+  /** The pace in requests per second the limiter is held to now (for progress and stats). */
+  get pace(): number {
+    if (this.headerMode) return Math.min(this.refill, this.ceiling ?? Infinity);
+    return this.rate;
+  }
+
+  /** What the limiter should apply now. */
+  settings(): PaceSettings {
+    const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
+    if (this.headerMode) {
+      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity };
+    }
+    return { minTimeMs: Math.max(ceilingGap, 1000 / this.rate), credits: null, refillPerSec: 0, capacity: null };
+  }
+
+  /**
+   * Called when a request is about to start while others wait: grows the pace (slow start, then
+   * a slow probe) only while the limiter is the bottleneck, as TCP grows its window only when full.
+   */
+  onBusy(now: number): void {
+    if (this.headerMode || this.rate >= (this.ceiling ?? Infinity)) return;
+    if (now < this.pausedUntil) return;
+    const last = this.lastGrowthAt ?? now;
+    this.lastGrowthAt = now;
+    const dt = Math.min(now - last, 1000);
+    if (dt <= 0) return;
+    if (this.slowStart) {
+      this.rate *= 2 ** (dt / SLOW_START_DOUBLING_MS);
+    } else {
+      this.rate += Math.max(PROBE_FLOOR, this.rate * PROBE_PER_SEC) * (dt / 1000);
+    }
+    this.rate = Math.min(this.rate, this.ceiling ?? Infinity);
+  }
+
+  /** Called when the limiter has nothing waiting: growth restarts from the next busy moment. */
+  onIdle(): void {
+    this.lastGrowthAt = undefined;
+  }
+
+  /** Feeds one answer; returns how long the whole limiter must pause (0 for none). */
+  observe(o: Observation): number {
+    const rl = o.rateLimit;
+    if (rl?.remaining !== undefined) this.observeQuota(o, rl);
+    if (o.status === 429) return this.on429(o);
+    if (o.status !== 0) {
+      this.consecutive429 = 0;
+      if (this.admittedSince !== undefined) this.admittedCount += 1;
+    }
+    return 0;
+  }
+
+  private observeQuota(o: Observation, rl: RateLimitInfo): void {
+    const remaining = rl.remaining as number;
+    this.headerMode = true;
+    if (o.status !== 429) this.answered += 1;
+    this.capacity = Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0) || null;
+    this.credits = Math.max(0, remaining - o.inflightOthers);
+
+    if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
+      this.refill = (rl.limit / rl.windowMs) * 1000;
+    } else {
+      this.measureRefill(o.at, remaining, rl);
+    }
+    if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
+      // A fixed window with nothing left: nothing refills until it resets.
+      this.pausedUntil = Math.max(this.pausedUntil, o.at + rl.resetMs);
+    }
+  }
+
+  private measureRefill(at: number, remaining: number, rl: RateLimitInfo): void {
+    const full = this.capacity !== null && remaining >= this.capacity - 1;
+    if (full) {
+      // A full bucket refills nothing we can see; measuring across it would under-count.
+      this.samples = [];
+    } else {
+      this.samples.push({ at, remaining, answered: this.answered });
+      while (this.samples.length > 2 && at - (this.samples[1] as QuotaSample).at >= REFILL_WINDOW_MS * 3) this.samples.shift();
+      const first = this.samples[0] as QuotaSample;
+      const dt = at - first.at;
+      if (dt >= REFILL_WINDOW_MS) {
+        const regained = remaining - first.remaining + (this.answered - first.answered);
+        if (regained > 0) this.refill = ((regained / dt) * 1000) * REFILL_SAFETY;
+        return;
+      }
+    }
+    if (this.refill <= 0 && rl.limit !== undefined && rl.resetMs !== undefined && rl.resetMs > 0) {
+      // First guess until measured: the quota regained over the time the server says it takes.
+      this.refill = ((rl.limit - remaining) / rl.resetMs) * 1000 * REFILL_SAFETY;
+    }
+  }
+
+  private on429(o: Observation): number {
+    this.throttled += 1;
+    // Answers to requests sent before the last pause ended are echoes of the same congestion.
+    const echo = o.sentAt < this.pausedUntil;
+    this.consecutive429 += 1;
+    const wait = o.retryAfterMs ?? this.backoff();
+    if (!echo) {
+      if (this.headerMode) {
+        this.credits = 0;
+        this.refill *= DECREASE;
+      } else {
+        this.decrease(o.at);
+      }
+    }
+    this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
+    return wait;
+  }
+
+  private decrease(now: number): void {
+    if (this.admittedSince !== undefined && now - this.admittedSince >= REFILL_WINDOW_MS) {
+      const measured = (this.admittedCount / (now - this.admittedSince)) * 1000;
+      this.admittedRate = this.admittedRate === undefined ? measured : 0.5 * this.admittedRate + 0.5 * measured;
+    }
+    const fromPace = this.rate * (this.slowStart ? 0.5 : DECREASE);
+    const fromAdmitted = this.admittedRate !== undefined ? this.admittedRate * UNDER_ADMITTED : Infinity;
+    this.rate = Math.max(MIN_RATE, Math.min(fromPace, fromAdmitted));
+    this.slowStart = false;
+    this.admittedSince = now;
+    this.admittedCount = 0;
+    this.lastGrowthAt = undefined;
+  }
+
+  private backoff(): number {
+    const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
+    return Math.round(exp / 2 + (this.random() * exp) / 2);
+  }
+
+  /** When the limiter may send again (ms since epoch); 0 when not paused. */
+  get resumeAt(): number {
+    return this.pausedUntil;
+  }
+}
