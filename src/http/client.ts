@@ -43,8 +43,10 @@ const MAX_THROTTLED_WAITS = 200;
 /** Encodes one id as a single path segment: `../calls` can never reach another endpoint. */
 export function segment(id: string): string {
   if (id.trim() === '') throw new UsageError('the id is empty', 'give the id of an existing record');
-  const encoded = encodeURIComponent(id);
-  return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+  // URLs resolve `.` and `..` (even as %2E%2E) as directory steps: such an id would reach another
+  // endpoint, so it is refused rather than sent.
+  if (id === '.' || id === '..') throw new UsageError(`the id "${id}" cannot be sent as a path segment`, 'give the id of an existing record');
+  return encodeURIComponent(id);
 }
 
 /** Tagged template for paths: every interpolated value is an encoded segment. */
@@ -134,7 +136,7 @@ export class ApiClient {
         const retry = attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, failure.ambiguous);
         this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}${retry ? `, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})` : ''}`);
         if (retry) {
-          await this.opts.sleep(backoffMs(attempt, this.random), req.signal);
+          await this.wait(backoffMs(attempt, this.random), req.signal);
           attempt += 1;
           continue;
         }
@@ -151,7 +153,7 @@ export class ApiClient {
         ambiguousBefore = true;
         if (attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, true)) {
           this.opts.log.debug(`× ${req.method} ${url.pathname}: ${answer.status}, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
-          await this.opts.sleep(backoffMs(attempt, this.random), req.signal);
+          await this.wait(backoffMs(attempt, this.random), req.signal);
           attempt += 1;
           continue;
         }
@@ -172,6 +174,16 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.limiter.close();
     await this.agent.close().catch(() => undefined);
+  }
+
+  /** Back-off between attempts; Ctrl-C during it ends the request as interrupted, not as a failure. */
+  private async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.opts.sleep(ms, signal);
+    } catch (err) {
+      if (signal?.aborted) throw new InterruptedError();
+      throw err;
+    }
   }
 
   private urlFor(req: ApiRequest): URL {

@@ -96,14 +96,19 @@ export class RequestLimiter {
     else this.pacer.onIdle();
     this.apply();
 
-    const now = this.opts.now();
-    const resumeAt = this.pacer.resumeAt;
-    if (resumeAt <= now && this.nextRelease <= now) return;
-    const s = this.pacer.settings();
-    const gap = s.minTimeMs > 0 ? s.minTimeMs : s.credits !== null && s.refillPerSec > 0 ? 1000 / s.refillPerSec : 0;
-    const releaseAt = Math.max(resumeAt, this.nextRelease, now);
-    this.nextRelease = releaseAt + gap;
-    if (releaseAt > now) await this.opts.sleep(releaseAt - now);
+    // Bounded: each round waits for a pause that began while this request was waiting.
+    for (let round = 0; round < 1_000; round++) {
+      const now = this.opts.now();
+      const resumeAt = this.pacer.resumeAt;
+      if (resumeAt <= now && this.nextRelease <= now) return;
+      const s = this.pacer.settings();
+      const gap = s.minTimeMs > 0 ? s.minTimeMs : s.credits !== null && s.refillPerSec > 0 ? 1000 / s.refillPerSec : 0;
+      const releaseAt = Math.max(resumeAt, this.nextRelease, now);
+      this.nextRelease = releaseAt + gap;
+      if (releaseAt > now) await this.opts.sleep(releaseAt - now);
+      // A 429 that arrived while we slept starts a new pause: this slot is void, wait again.
+      if (this.pacer.resumeAt <= releaseAt) return;
+    }
   }
 
   private observe(answer: Answer, sentAt: number): void {
