@@ -1,8 +1,12 @@
 /**
- * The one limiter every request of the process passes: bottleneck holds the concurrency, the
- * spacing (minTime) and the server's quota (reservoir, refilled on a heartbeat); the Pacer decides
- * their values from the answers; a gate holds everything during a 429 pause and lets requests out
- * again one pace-gap apart, so the end of a pause is not a stampede.
+ * The one limiter every request of the process passes: bottleneck holds the concurrency and the
+ * spacing (minTime); the Pacer decides the pace from the answers; a gate mirrors the server's
+ * quota (credits regained at the measured refill) and holds everything during a 429 pause, letting
+ * requests out again one pace-gap apart, so the end of a pause is not a stampede.
+ *
+ * The quota is not bottleneck's reservoir: in 2.19.5 any updateSettings() after the heartbeat
+ * started clears it (`_startHeartbeat` takes its else branch), so a reservoir that is updated live
+ * stops refilling for good — the limiter stalled on the first 429 in testing.
  */
 import Bottleneck from 'bottleneck';
 import type { Observation, PaceSettings } from './pacer.js';
@@ -35,8 +39,8 @@ export interface LimiterStats {
   pace: number;
 }
 
-/** Heartbeat of the quota mirror: how often credits are regained. */
-const REFILL_TICK_MS = 25;
+/** Longest single wait for a credit: the refill estimate may change meanwhile. */
+const CREDIT_WAIT_MAX_MS = 250;
 
 export class RequestLimiter {
   private readonly bottleneck: Bottleneck;
@@ -46,14 +50,17 @@ export class RequestLimiter {
   private nextRelease = 0;
   private requests = 0;
   private resumeTimer: NodeJS.Timeout | undefined;
+  /** The server's quota as we mirror it (header regime): credits now, as of `creditsAt`. */
+  private credits: number | null = null;
+  private creditsAt = 0;
+  private creditsSentAt = -Infinity;
 
   constructor(private readonly opts: LimiterOptions) {
     this.pacer = new Pacer({ ceiling: opts.rate });
     this.bottleneck = new Bottleneck({
       maxConcurrent: opts.concurrency,
       minTime: 0,
-      heartbeatInterval: REFILL_TICK_MS,
-    } as Bottleneck.ConstructorOptions);
+    });
     this.apply();
   }
 
@@ -100,14 +107,35 @@ export class RequestLimiter {
     for (let round = 0; round < 1_000; round++) {
       const now = this.opts.now();
       const resumeAt = this.pacer.resumeAt;
-      if (resumeAt <= now && this.nextRelease <= now) return;
+      if (resumeAt <= now && this.nextRelease <= now) break;
       const s = this.pacer.settings();
-      const gap = s.minTimeMs > 0 ? s.minTimeMs : s.credits !== null && s.refillPerSec > 0 ? 1000 / s.refillPerSec : 0;
+      // Following the server's quota, credits space the requests; otherwise the pace does.
+      const gap = s.credits === null ? s.minTimeMs : 0;
       const releaseAt = Math.max(resumeAt, this.nextRelease, now);
       this.nextRelease = releaseAt + gap;
       if (releaseAt > now) await this.opts.sleep(releaseAt - now);
       // A 429 that arrived while we slept starts a new pause: this slot is void, wait again.
-      if (this.pacer.resumeAt <= releaseAt) return;
+      if (this.pacer.resumeAt <= releaseAt) break;
+    }
+    await this.takeCredit();
+  }
+
+  /** Header regime: waits until the mirrored quota holds a credit, and spends it. */
+  private async takeCredit(): Promise<void> {
+    for (let round = 0; round < 10_000; round++) {
+      if (this.credits === null) return;
+      const now = this.opts.now();
+      const s = this.pacer.settings();
+      const capacity = s.capacity ?? Infinity;
+      this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
+      this.creditsAt = now;
+      if (this.credits >= 1 && this.pacer.resumeAt <= now) {
+        this.credits -= 1;
+        return;
+      }
+      const untilCredit = s.refillPerSec > 0 ? ((1 - this.credits) / s.refillPerSec) * 1000 : CREDIT_WAIT_MAX_MS;
+      const untilResume = this.pacer.resumeAt - now;
+      await this.opts.sleep(Math.max(5, Math.min(CREDIT_WAIT_MAX_MS, Math.max(untilCredit, untilResume))));
     }
   }
 
@@ -122,8 +150,14 @@ export class RequestLimiter {
     };
     const pauseMs = this.pacer.observe(obs);
     if (pauseMs > 0) this.pause(pauseMs);
-    // bottleneck's reservoir moves by itself as jobs start: the server's count always replaces it.
-    this.apply(answer.rateLimit?.remaining !== undefined);
+    // The server's count of what remains always replaces our mirror.
+    const credits = this.pacer.settings().credits;
+    if (credits !== null && sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
+      this.creditsSentAt = sentAt;
+      this.credits = credits;
+      this.creditsAt = this.opts.now();
+    }
+    this.apply();
   }
 
   /** No new request starts until the pause is over — bottleneck's reservoir is shut meanwhile. */
@@ -140,21 +174,14 @@ export class RequestLimiter {
     this.resumeTimer.unref();
   }
 
-  /** Pushes the pacer's settings into bottleneck when they changed enough to matter. */
+  /** Pushes the pacer's spacing into bottleneck when it changed enough to matter. */
   private apply(force = false): void {
     if (this.resumeTimer) return; // paused: the reservoir stays shut until the timer fires
     const next = this.pacer.settings();
     const prev = this.applied;
     if (!force && prev && similar(prev, next)) return;
     this.applied = next;
-    const tick = REFILL_TICK_MS;
-    void this.bottleneck.updateSettings({
-      minTime: Math.round(next.minTimeMs),
-      reservoir: next.credits,
-      reservoirIncreaseInterval: next.credits !== null ? tick : null,
-      reservoirIncreaseAmount: next.credits !== null ? Math.max(next.refillPerSec, 0.01) * (tick / 1000) : null,
-      reservoirIncreaseMaximum: next.credits !== null ? next.capacity : null,
-    });
+    void this.bottleneck.updateSettings({ minTime: Math.round(next.minTimeMs), reservoir: null });
   }
 }
 
@@ -163,6 +190,5 @@ function close(a: number, b: number): boolean {
 }
 
 function similar(a: PaceSettings, b: PaceSettings): boolean {
-  // Credits are the server's word on each answer: always pass a change on.
-  return a.credits === b.credits && close(a.minTimeMs, b.minTimeMs) && close(a.refillPerSec, b.refillPerSec) && a.capacity === b.capacity;
+  return close(a.minTimeMs, b.minTimeMs);
 }

@@ -64,10 +64,14 @@ const PROBE_FLOOR = 0.2;
 /** Exponential back-off for a 429 without Retry-After. */
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
-/** Refill is measured over answers at least this far apart. */
+/** The admitted rate is measured over at least this long. */
 const REFILL_WINDOW_MS = 1_000;
-/** Keep the measured refill on the low side (see header). */
-const REFILL_SAFETY = 0.9;
+/** Refill measurements fade with this time constant… */
+const REFILL_MEMORY_MS = 3_000;
+/** …and count once they span this much time between answers. */
+const REFILL_MIN_SPAN_MS = 300;
+/** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
+const REFILL_SAFETY = 0.95;
 
 interface QuotaSample {
   at: number;
@@ -96,7 +100,11 @@ export class Pacer {
   private capacity: number | null = null;
   private refill = 0;
   private answered = 0;
-  private samples: QuotaSample[] = [];
+  private lastSample: QuotaSample | undefined;
+  /** When the request whose answer last set the credits was sent. */
+  private quotaSentAt = -Infinity;
+  private regainedSum = 0;
+  private intervalSum = 0;
 
   /** 429 answers seen. */
   throttled = 0;
@@ -165,6 +173,9 @@ export class Pacer {
     this.headerMode = true;
     if (o.status !== 429) this.answered += 1;
     this.capacity = Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0) || null;
+    // Answers overtake each other: an older request's count is stale once a newer one has spoken.
+    if (o.sentAt < this.quotaSentAt) return;
+    this.quotaSentAt = o.sentAt;
     this.credits = Math.max(0, remaining - o.inflightOthers);
 
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
@@ -178,25 +189,28 @@ export class Pacer {
     }
   }
 
+  /**
+   * Refill = tokens regained per second, summed over the intervals between answers in which the
+   * bucket was not full (a full bucket hides what refilled). Regained between two answers is the
+   * rise in `remaining` plus the requests answered in between. Old intervals fade over seconds.
+   */
   private measureRefill(at: number, remaining: number, rl: RateLimitInfo): void {
-    const full = this.capacity !== null && remaining >= this.capacity - 1;
-    if (full) {
-      // A full bucket refills nothing we can see; measuring across it would under-count.
-      this.samples = [];
-    } else {
-      this.samples.push({ at, remaining, answered: this.answered });
-      while (this.samples.length > 2 && at - (this.samples[1] as QuotaSample).at >= REFILL_WINDOW_MS * 3) this.samples.shift();
-      const first = this.samples[0] as QuotaSample;
-      const dt = at - first.at;
-      if (dt >= REFILL_WINDOW_MS) {
-        const regained = remaining - first.remaining + (this.answered - first.answered);
-        if (regained > 0) this.refill = ((regained / dt) * 1000) * REFILL_SAFETY;
+    const prev = this.lastSample;
+    this.lastSample = { at, remaining, answered: this.answered };
+    const nearFull = (r: number) => this.capacity !== null && r >= this.capacity - 1;
+    if (prev && !nearFull(remaining) && !nearFull(prev.remaining) && at >= prev.at) {
+      const dt = at - prev.at;
+      const fade = Math.exp(-dt / REFILL_MEMORY_MS);
+      this.regainedSum = this.regainedSum * fade + (remaining - prev.remaining + (this.answered - prev.answered));
+      this.intervalSum = this.intervalSum * fade + dt;
+      if (this.intervalSum >= REFILL_MIN_SPAN_MS && this.regainedSum > 0) {
+        this.refill = (this.regainedSum / this.intervalSum) * 1000 * REFILL_SAFETY;
         return;
       }
     }
     if (this.refill <= 0 && rl.limit !== undefined && rl.resetMs !== undefined && rl.resetMs > 0) {
       // First guess until measured: the quota regained over the time the server says it takes.
-      this.refill = ((rl.limit - remaining) / rl.resetMs) * 1000 * REFILL_SAFETY;
+      this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * REFILL_SAFETY;
     }
   }
 

@@ -1,0 +1,138 @@
+/**
+ * `startSandbox()`: the local implementation of the Customer API (spec/sandbox.md) as a module —
+ * tests start it on port 0 in their own process, `callctl sandbox` runs it until killed.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { FaultPlan } from './faults.js';
+import { TokenBuckets } from './ratelimit.js';
+import { pipeline, type Keys, type SandboxStats } from './server.js';
+import { type Call, type Contact, seedStore, Store, type StoredState } from './store.js';
+
+export type { Call, Contact, SandboxStats };
+
+export interface SandboxOptions {
+  /** Default 4010; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Requests per second per key (default 20); 0 turns limiting off. */
+  rateLimit?: number;
+  /** Token-bucket size (default: the rate). */
+  burst?: number;
+  /** Share of requests that fail (0–1). */
+  faults?: number;
+  /** How long a held-back reply waits (default 5000 ms). */
+  faultDelayMs?: number;
+  /** Create this many calls and their contacts. */
+  seed?: number;
+  /** Load state from this file at start (if it exists), save it at close. */
+  dataFile?: string;
+  /** Send RateLimit-* headers (default true); false models a service that publishes nothing. */
+  rateLimitHeaders?: boolean;
+  random?: () => number;
+  keys?: Partial<Keys>;
+}
+
+export interface Sandbox {
+  baseUrl: string;
+  origin: string;
+  secretKey: string;
+  readOnlyKey: string;
+  widgetKey: string;
+  contacts(): Contact[];
+  calls(): Call[];
+  stats(): SandboxStats;
+  setFaults(share: number): void;
+  /** For `ms`, refuse every connection (listener closed) or accept and drop each one. */
+  outage(ms: number, mode?: 'refuse' | 'drop'): void;
+  close(): Promise<void>;
+}
+
+const key = (prefix: string) => `${prefix}${randomBytes(18).toString('hex')}`;
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const host = opts.host ?? '127.0.0.1';
+  const rate = opts.rateLimit ?? 20;
+  const keys: Keys = { secret: opts.keys?.secret ?? key('sk_live_'), readOnly: opts.keys?.readOnly ?? key('sk_live_'), widget: opts.keys?.widget ?? key('pk_live_') };
+  const store = new Store();
+  if (opts.dataFile) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(opts.dataFile, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (text !== undefined) store.load(JSON.parse(text) as StoredState);
+  }
+  const stats: SandboxStats = { requests: 0, throttled: 0, faults: 0, byRoute: {} };
+  const faults = new FaultPlan(opts.faults ?? 0, opts.random ?? Math.random);
+  const sockets = new Set<Socket>();
+  let dropping = false;
+  let outageTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const server: Server = createServer({ keepAliveTimeout: 30_000 });
+  server.on('connection', (socket: Socket) => {
+    if (dropping) return void socket.destroy();
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  const listen = (port: number) =>
+    new Promise<void>((ready, fail) => {
+      server.once('error', fail);
+      server.listen(port, host, () => {
+        server.off('error', fail);
+        ready();
+      });
+    });
+
+  function outage(ms: number, mode: 'refuse' | 'drop' = 'refuse'): void {
+    if (closed) return;
+    if (outageTimer) clearTimeout(outageTimer);
+    for (const s of sockets) s.destroy();
+    if (mode === 'drop') {
+      dropping = true;
+      outageTimer = setTimeout(() => (dropping = false), ms);
+    } else {
+      if (server.listening) server.close();
+      outageTimer = setTimeout(() => void listen(port).catch(() => undefined), ms);
+    }
+  }
+
+  server.on(
+    'request',
+    pipeline({ store, keys, buckets: new TokenBuckets(rate, opts.burst ?? Math.max(1, Math.round(rate)), opts.rateLimitHeaders !== false), faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
+  );
+  await listen(opts.port ?? 4010);
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (opts.seed) seedStore(store, opts.seed, origin);
+
+  return {
+    baseUrl: `${origin}/api/v1`,
+    origin,
+    secretKey: keys.secret,
+    readOnlyKey: keys.readOnly,
+    widgetKey: keys.widget,
+    contacts: () => store.allContacts(),
+    calls: () => store.allCalls(),
+    stats: () => structuredClone(stats),
+    setFaults: (share) => void (faults.share = share),
+    outage,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (outageTimer) clearTimeout(outageTimer);
+      if (opts.dataFile) {
+        writeFileSync(`${opts.dataFile}.tmp`, JSON.stringify(store.snapshot()));
+        renameSync(`${opts.dataFile}.tmp`, opts.dataFile);
+      }
+      for (const s of sockets) s.destroy();
+      if (server.listening) await new Promise((done) => server.close(() => done(undefined)));
+    },
+  };
+}

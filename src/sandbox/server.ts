@@ -1,0 +1,185 @@
+/**
+ * The sandbox's request pipeline: body limits, then the surface and its key (REST with a secret
+ * key and scopes; the public callback with the widget key — neither takes the other's), then the
+ * key's token bucket, then the fault mix, then the endpoint. Also the `/_sandbox/` controls
+ * (stats, outage) that benchmarks use when the sandbox runs as its own process.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Answer, failure, MAX_BODY_BYTES, readBody, send } from './http.js';
+import type { FaultPlan } from './faults.js';
+import type { TokenBuckets } from './ratelimit.js';
+import { route, type Scope } from './routes.js';
+import { matchKey, type Store } from './store.js';
+
+export interface Keys {
+  secret: string;
+  readOnly: string;
+  widget: string;
+}
+
+export interface SandboxStats {
+  /** Requests answered or faulted on the API surfaces (429s included). */
+  requests: number;
+  /** 429 answers sent. */
+  throttled: number;
+  /** Requests given a fault. */
+  faults: number;
+  /** Requests per route name, e.g. `POST /contacts` (429s and faults included). */
+  byRoute: Record<string, number>;
+}
+
+export interface PipelineOptions {
+  store: Store;
+  keys: Keys;
+  buckets: TokenBuckets;
+  faults: FaultPlan;
+  faultDelayMs: number;
+  stats: SandboxStats;
+  /** Starts an outage (admin endpoint). */
+  outage(ms: number, mode: 'refuse' | 'drop'): void;
+}
+
+
+export function scopesOf(keys: Keys): Map<string, Set<Scope>> {
+  return new Map([
+    [keys.secret, new Set<Scope>(['contacts:read', 'contacts:write', 'calls:read', 'calls:write'])],
+    [keys.readOnly, new Set<Scope>(['contacts:read', 'calls:read'])],
+  ]);
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  const m = typeof h === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(h) : null;
+  return m?.[1];
+}
+
+/** Returns the request handler of a sandbox. */
+export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const scopes = scopesOf(o.keys);
+  const count = (name: string) => {
+    o.stats.requests += 1;
+    o.stats.byRoute[name] = (o.stats.byRoute[name] ?? 0) + 1;
+  };
+
+  return (req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      send(res, failure(500, 'internal', `sandbox error: ${(err as Error).message}`));
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const method = req.method ?? 'GET';
+    const raw = await readBody(req);
+
+    if (url.pathname.startsWith('/_sandbox/')) return admin(method, url, res);
+
+    if (raw === undefined) {
+      count(`${method} ${url.pathname}`);
+      return send(res, failure(413, 'body_too_large', `the body is over ${MAX_BODY_BYTES / 1024} KiB`), { connection: 'close' });
+    }
+
+    if (url.pathname === '/api/public/callback') return callback(req, res, method, raw);
+    if (!url.pathname.startsWith('/api/v1/')) return send(res, failure(404, 'not_found', `no such path ${url.pathname}`));
+
+    // Split before decoding: an encoded "/" stays inside its segment.
+    let segments: string[];
+    try {
+      segments = url.pathname.slice('/api/v1/'.length).split('/').map(decodeURIComponent);
+    } catch {
+      return send(res, failure(404, 'not_found', 'malformed path'));
+    }
+    const r = route(o.store, method, segments);
+    const name = r?.name ?? `${method} ${url.pathname}`;
+
+    const key = bearer(req);
+    if (key === undefined) {
+      count(name);
+      const widget = req.headers['x-widget-key'] !== undefined;
+      return send(res, failure(401, 'unauthorized', widget ? 'the widget key is not accepted here: use a secret key (Authorization: Bearer sk_live_…)' : 'missing Authorization: Bearer <secret key>'));
+    }
+    const granted = scopes.get(key);
+    if (!granted) {
+      count(name);
+      return send(res, failure(401, 'unauthorized', key === o.keys.widget ? 'a widget key is not accepted here: use a secret key' : 'unknown API key'));
+    }
+
+    const verdict = o.buckets.take(key);
+    count(name);
+    if (!verdict.allowed) {
+      o.stats.throttled += 1;
+      return send(res, failure(429, 'rate_limited', 'too many requests: slow down'), verdict.headers);
+    }
+    const headers = verdict.headers;
+
+    if (!r) return send(res, failure(404, 'not_found', `no such endpoint ${method} ${url.pathname}`), headers);
+    if (!granted.has(r.scope)) return send(res, failure(403, 'forbidden', `this key lacks the scope ${r.scope}`), headers);
+
+    let body: unknown;
+    if (raw.length > 0) {
+      const type = String(req.headers['content-type'] ?? '');
+      if (!/^application\/json\b/i.test(type)) return send(res, failure(415, 'unsupported_media_type', 'send the body as Content-Type: application/json'), headers);
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return send(res, failure(400, 'malformed_json', 'the body is not valid JSON'), headers);
+      }
+    }
+
+    const fault = o.faults.next();
+    if (!fault) return send(res, r.handle({ method, segments, query: url.searchParams, body }), headers);
+    o.stats.faults += 1;
+    const apply = () => r.handle({ method, segments, query: url.searchParams, body });
+    // On a write, a fault may strike after the change was made: the client cannot tell.
+    const applied: Answer | undefined = r.write && fault.afterApply ? apply() : undefined;
+    switch (fault.kind) {
+      case 'error500':
+        return send(res, failure(500, 'internal', 'simulated server error'), headers);
+      case 'error503':
+        return send(res, failure(503, 'unavailable', 'simulated outage, try again'), headers);
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'delay':
+        setTimeout(() => send(res, applied ?? apply(), headers), o.faultDelayMs).unref();
+        return;
+    }
+  }
+
+  function callback(req: IncomingMessage, res: ServerResponse, method: string, raw: Buffer): void {
+    count(`${method} /api/public/callback`);
+    if (method !== 'POST') return send(res, failure(404, 'not_found', 'the callback endpoint takes POST'));
+    const widget = req.headers['x-widget-key'];
+    if (widget !== o.keys.widget) {
+      const secret = bearer(req) !== undefined || (typeof widget === 'string' && widget.startsWith('sk_'));
+      return send(res, failure(401, 'unauthorized', secret ? 'a secret key is not accepted here: the callback takes the widget key (X-Widget-Key)' : 'missing or unknown X-Widget-Key'));
+    }
+    if (!/^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) return send(res, failure(415, 'unsupported_media_type', 'send the body as Content-Type: application/json'));
+    let body: { phone?: unknown; name?: unknown };
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return send(res, failure(400, 'malformed_json', 'the body is not valid JSON'));
+    }
+    if (typeof body?.phone !== 'string' || !matchKey(body.phone)) return send(res, failure(422, 'invalid_field', '"phone" must be in international format'));
+    if (body.name !== undefined && typeof body.name !== 'string') return send(res, failure(422, 'invalid_field', '"name" must be a string'));
+    send(res, { status: 201, body: { id: o.store.newId('cb'), phone: matchKey(body.phone), ...(body.name ? { name: body.name } : {}), status: 'requested', createdAt: new Date().toISOString() } });
+  }
+
+  function admin(method: string, url: URL, res: ServerResponse): void {
+    if (method === 'GET' && url.pathname === '/_sandbox/stats') {
+      return send(res, { status: 200, body: { ...o.stats, contacts: o.store.contactCount(), calls: o.store.callCount() } });
+    }
+    if (method === 'POST' && url.pathname === '/_sandbox/outage') {
+      const ms = Number(url.searchParams.get('ms'));
+      const mode = url.searchParams.get('mode') ?? 'refuse';
+      if (!Number.isFinite(ms) || ms <= 0 || ms > 600_000 || (mode !== 'refuse' && mode !== 'drop')) {
+        return send(res, failure(422, 'invalid_field', 'give ms (1–600000) and mode refuse|drop'));
+      }
+      send(res, { status: 202, body: { outage: { ms, mode } } });
+      res.on('finish', () => o.outage(ms, mode));
+      return;
+    }
+    send(res, failure(404, 'not_found', 'unknown sandbox control'));
+  }
+}

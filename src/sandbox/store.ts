@@ -1,0 +1,213 @@
+/**
+ * The sandbox's state: contacts, calls and their recordings, in memory. Contacts are matched on
+ * their international phone through an index (never a scan), and listed in creation order by
+ * slicing an array, so 100k contacts stay as fast as ten.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const CONTACT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+
+export interface Contact {
+  id: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string;
+  address?: string;
+  city?: string;
+  state?: string;
+  zipCode?: string;
+  tags?: string[];
+  status?: string;
+  notes?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Call {
+  id: string;
+  contactId: string;
+  from: string;
+  to: string;
+  direction: 'inbound' | 'outbound';
+  channel: string;
+  startedAt: string;
+  durationSec: number;
+  outcome: string | null;
+  value: number | null;
+  currency: string | null;
+  recordingUrl: string | null;
+}
+
+export type ContactInput = Partial<Record<ContactField, string | string[]>>;
+
+/** The phone as the service matches it: `+` and digits, separators ignored; undefined for national format. */
+export function matchKey(phone: string | undefined): string | undefined {
+  if (phone === undefined) return undefined;
+  const compact = phone.replace(/[\s.\-()]/g, '');
+  return /^\+\d{4,15}$/.test(compact) ? compact : undefined;
+}
+
+export interface StoredState {
+  contacts: Contact[];
+  calls: Call[];
+}
+
+export class Store {
+  private readonly contacts = new Map<string, Contact>();
+  private readonly order: string[] = [];
+  private readonly byPhone = new Map<string, string>();
+  private readonly calls = new Map<string, Call>();
+  private readonly callOrder: string[] = [];
+  private readonly callsByContact = new Map<string, Set<string>>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  newId(prefix: string): string {
+    return `${prefix}_${randomBytes(9).toString('base64url')}`;
+  }
+
+  contactCount(): number {
+    return this.order.length;
+  }
+
+  /** One page of contacts in creation order. */
+  contactPage(page: number, limit: number): Contact[] {
+    const start = (page - 1) * limit;
+    return this.order.slice(start, start + limit).map((id) => this.contacts.get(id) as Contact);
+  }
+
+  allContacts(): Contact[] {
+    return this.order.map((id) => this.contacts.get(id) as Contact);
+  }
+
+  contact(id: string): Contact | undefined {
+    return this.contacts.get(id);
+  }
+
+  /** The contact a phone in international format matches, if any. */
+  matchPhone(phone: string | undefined): Contact | undefined {
+    const key = matchKey(phone);
+    const id = key ? this.byPhone.get(key) : undefined;
+    return id ? this.contacts.get(id) : undefined;
+  }
+
+  createContact(input: ContactInput): Contact {
+    const at = this.now().toISOString();
+    const contact = { id: this.newId('ct'), ...input, createdAt: at, updatedAt: at } as Contact;
+    this.contacts.set(contact.id, contact);
+    this.order.push(contact.id);
+    const key = matchKey(contact.phone);
+    if (key && !this.byPhone.has(key)) this.byPhone.set(key, contact.id);
+    return contact;
+  }
+
+  /** Changes only the given fields (PATCH, and the merge of a matched POST). */
+  updateContact(contact: Contact, input: ContactInput): Contact {
+    const oldKey = matchKey(contact.phone);
+    Object.assign(contact, input, { updatedAt: this.now().toISOString() });
+    const newKey = matchKey(contact.phone);
+    if (oldKey !== newKey) {
+      if (oldKey && this.byPhone.get(oldKey) === contact.id) this.byPhone.delete(oldKey);
+      if (newKey && !this.byPhone.has(newKey)) this.byPhone.set(newKey, contact.id);
+    }
+    return contact;
+  }
+
+  /** Erasure: the contact, its calls and their recordings. */
+  deleteContact(contact: Contact): void {
+    this.contacts.delete(contact.id);
+    const at = this.order.indexOf(contact.id);
+    if (at >= 0) this.order.splice(at, 1);
+    const key = matchKey(contact.phone);
+    if (key && this.byPhone.get(key) === contact.id) this.byPhone.delete(key);
+    for (const callId of this.callsByContact.get(contact.id) ?? []) {
+      this.calls.delete(callId);
+      const i = this.callOrder.indexOf(callId);
+      if (i >= 0) this.callOrder.splice(i, 1);
+    }
+    this.callsByContact.delete(contact.id);
+  }
+
+  callCount(): number {
+    return this.callOrder.length;
+  }
+
+  callPage(page: number, limit: number): Call[] {
+    const start = (page - 1) * limit;
+    return this.callOrder.slice(start, start + limit).map((id) => this.calls.get(id) as Call);
+  }
+
+  allCalls(): Call[] {
+    return this.callOrder.map((id) => this.calls.get(id) as Call);
+  }
+
+  call(id: string): Call | undefined {
+    return this.calls.get(id);
+  }
+
+  addCall(call: Call): void {
+    this.calls.set(call.id, call);
+    this.callOrder.push(call.id);
+    let set = this.callsByContact.get(call.contactId);
+    if (!set) this.callsByContact.set(call.contactId, (set = new Set()));
+    set.add(call.id);
+  }
+
+  /** Totals by outcome, channel and currency (seed §2: with a value, revenue is per channel). */
+  outcomeTotals(): Array<{ outcome: string; channel: string; calls: number; value: number; currency: string | null }> {
+    const rows = new Map<string, { outcome: string; channel: string; calls: number; value: number; currency: string | null }>();
+    for (const call of this.calls.values()) {
+      if (call.outcome === null) continue;
+      const k = `${call.outcome}\u0000${call.channel}\u0000${call.currency ?? ''}`;
+      let row = rows.get(k);
+      if (!row) rows.set(k, (row = { outcome: call.outcome, channel: call.channel, calls: 0, value: 0, currency: call.currency }));
+      row.calls += 1;
+      row.value += call.value ?? 0;
+    }
+    return [...rows.values()];
+  }
+
+  snapshot(): StoredState {
+    return { contacts: this.allContacts(), calls: this.allCalls() };
+  }
+
+  load(state: StoredState): void {
+    for (const c of state.contacts ?? []) {
+      this.contacts.set(c.id, c);
+      this.order.push(c.id);
+      const key = matchKey(c.phone);
+      if (key && !this.byPhone.has(key)) this.byPhone.set(key, c.id);
+    }
+    for (const call of state.calls ?? []) this.addCall(call);
+  }
+}
+
+const CHANNELS = ['google_ads', 'website', 'referral', 'facebook_ads', 'direct'];
+const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Tim'];
+const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Berners-Lee'];
+
+/** Creates `n` calls and their contacts, the same every time (E.164 UK mobile numbers). */
+export function seedStore(store: Store, n: number, origin: string): void {
+  const base = Date.UTC(2026, 9, 1, 9, 0, 0);
+  for (let i = 0; i < n; i++) {
+    const phone = `+447700${String(900000 + i).padStart(6, '0')}`;
+    const contact = store.createContact({ firstName: FIRST[i % FIRST.length] as string, lastName: LAST[(i * 3) % LAST.length] as string, phone, status: 'lead', tags: ['seed'] });
+    const id = `call_${String(i + 1).padStart(5, '0')}`;
+    store.addCall({
+      id,
+      contactId: contact.id,
+      from: phone,
+      to: '+442079460000',
+      direction: i % 4 === 3 ? 'outbound' : 'inbound',
+      channel: CHANNELS[i % CHANNELS.length] as string,
+      startedAt: new Date(base + i * 37 * 60_000).toISOString(),
+      durationSec: 30 + ((i * 53) % 600),
+      outcome: null,
+      value: null,
+      currency: null,
+      recordingUrl: `${origin}/recordings/${id}.mp3`,
+    });
+  }
+}
