@@ -1,7 +1,11 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/** `callctl calls get <callId>`. */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import { CALL_CSV, getCall } from '../../api/calls.js';
+import { writeRecord } from '../../output/writers.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'calls get is not built yet', 'see the project issues');
+export async function run(ctx: Context, args: string[]): Promise<number> {
+  const format = ctx.format;
+  const call = await getCall(await ctx.api(), args[0] as string);
+  await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV);
+  return 0;
 }

@@ -1,7 +1,8 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/** `callctl calls ls`: one page, or every page streamed with --all. */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import { CALL_CSV, CALL_TABLE, listCalls } from '../../api/calls.js';
+import { runList } from '../list.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'calls ls is not built yet', 'see the project issues');
+export function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
+  return runList(ctx, opts, { list: listCalls, table: CALL_TABLE, csv: CALL_CSV });
 }

@@ -1,7 +1,102 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/**
+ * `callctl config <get|set|unset|list|path> [key] [value]`: the settings of the current profile.
+ * The key is never shown in full (masked), and is only ever set through `callctl login`.
+ */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { PROFILE_KEYS, type Profile } from '../../config/store.js';
+import { maskKey } from '../../http/safety.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'config run is not built yet', 'see the project issues');
+const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
+type Key = (typeof KEYS)[number];
+
+function checkKey(key: string | undefined): Key {
+  if (key === undefined) throw new UsageError('which setting?', `one of ${KEYS.join(', ')}`);
+  if (!(KEYS as readonly string[]).includes(key)) throw new UsageError(`unknown setting "${key}"`, `one of ${KEYS.join(', ')}`);
+  return key as Key;
+}
+
+async function parseValue(key: Key, value: string): Promise<string | number> {
+  switch (key) {
+    case 'apiKey':
+      throw new UsageError('the key is set with callctl login, never on the command line', 'echo "$KEY" | callctl login');
+    case 'baseUrl': {
+      const { checkBaseUrl } = await import('../../http/safety.js');
+      return checkBaseUrl(value).href.replace(/\/+$/, '');
+    }
+    case 'country': {
+      const { isRegion } = await import('../../phone/e164.js');
+      if (!isRegion(value)) throw new UsageError(`"${value}" is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+      return value.toUpperCase();
+    }
+    case 'currency': {
+      const { isCurrency } = await import('../calls/outcome.js');
+      if (!isCurrency(value.toUpperCase())) throw new UsageError(`"${value}" is not an ISO 4217 currency code`, 'e.g. USD, EUR, GBP');
+      return value.toUpperCase();
+    }
+    case 'rate': {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n <= 0) throw new UsageError('rate must be a number of requests per second above 0');
+      return n;
+    }
+    case 'concurrency': {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError('concurrency must be an integer from 1 to 64');
+      return n;
+    }
+  }
+}
+
+function shown(key: Key, value: unknown): string {
+  if (value === undefined) return '';
+  return key === 'apiKey' ? maskKey(String(value)) : String(value);
+}
+
+export async function run(ctx: Context, args: string[]): Promise<number> {
+  const [action, rawKey, value] = args as [string, string | undefined, string | undefined];
+  const store = await ctx.config();
+  const name = ctx.profileName;
+  const out = ctx.deps.io.stdout;
+  const profile: Profile = store.profile(name);
+
+  switch (action) {
+    case 'path':
+      out.write(`${store.path}\n`);
+      return 0;
+    case 'list': {
+      const entries = KEYS.map((k) => [k, shown(k, profile[k])] as const).filter(([, v]) => v !== '');
+      if (ctx.format === 'json') out.write(`${JSON.stringify({ profile: name, ...Object.fromEntries(entries) }, null, 2)}\n`);
+      else {
+        out.write(entries.map(([k, v]) => `${k}=${v}\n`).join(''));
+        ctx.log.info(`profile "${name}"${entries.length === 0 ? ' is empty' : ''} — profiles: ${Object.keys(store.profiles()).join(', ') || 'none yet'}`);
+      }
+      return 0;
+    }
+    case 'get': {
+      const key = checkKey(rawKey);
+      if (profile[key] === undefined) {
+        ctx.log.info(`${key} is not set in profile "${name}"`);
+        return 0;
+      }
+      out.write(`${shown(key, profile[key])}\n`);
+      return 0;
+    }
+    case 'set': {
+      const key = checkKey(rawKey);
+      if (value === undefined) throw new UsageError(`config set ${key} needs a value`);
+      const parsed = await parseValue(key, value);
+      store.writeProfile(name, { ...profile, [key]: parsed });
+      ctx.log.info(`${key} set to ${String(parsed)} in profile "${name}"`);
+      return 0;
+    }
+    case 'unset': {
+      const key = checkKey(rawKey);
+      const next = { ...profile };
+      delete next[key];
+      store.writeProfile(name, next);
+      ctx.log.info(`${key} unset in profile "${name}"`);
+      return 0;
+    }
+  }
+  throw new UsageError(`unknown action ${action}`, 'get, set, unset, list or path');
 }

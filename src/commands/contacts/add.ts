@@ -1,7 +1,17 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/** `callctl contacts add`: POST; the service may match an existing contact by phone (200). */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { createContact, CONTACT_CSV } from '../../api/contacts.js';
+import { writeRecord } from '../../output/writers.js';
+import { contactFields } from './fields.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'contacts add is not built yet', 'see the project issues');
+export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
+  const format = ctx.format;
+  const fields = await contactFields(ctx, opts);
+  if (Object.keys(fields).length === 0) throw new UsageError('no field given', 'e.g. --first-name Ada --phone "+44 20 7946 0958"');
+  const { status, contact } = await createContact(await ctx.api(), fields);
+  const id = (contact as { id?: unknown } | undefined)?.id;
+  ctx.log.info(status === 201 ? `created contact ${String(id ?? '')}` : `matched existing contact ${String(id ?? '')} by phone; the given fields were merged into it`);
+  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
+  return 0;
 }

@@ -1,7 +1,11 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/** `callctl contacts get <id>`. */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import { CONTACT_CSV, getContact } from '../../api/contacts.js';
+import { writeRecord } from '../../output/writers.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'contacts get is not built yet', 'see the project issues');
+export async function run(ctx: Context, args: string[]): Promise<number> {
+  const format = ctx.format;
+  const contact = await getContact(await ctx.api(), args[0] as string);
+  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
+  return 0;
 }

@@ -1,0 +1,44 @@
+/** Typed calls for contacts (seed §4). No printing: commands decide what a person sees. */
+import type { ApiClient } from '../http/client.js';
+import { pathOf } from '../http/client.js';
+import { pages, type PageQuery } from '../http/paginate.js';
+import type { Column } from '../output/writers.js';
+
+export type ContactFields = Partial<Record<'firstName' | 'lastName' | 'email' | 'phone' | 'address' | 'city' | 'state' | 'zipCode' | 'status' | 'notes', string>> & { tags?: string[] };
+
+/** Table columns, and the CSV columns (the API's own names, so the CSV re-imports). */
+export const CONTACT_TABLE: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'firstName', header: 'First' },
+  { key: 'lastName', header: 'Last' },
+  { key: 'phone', header: 'Phone' },
+  { key: 'email', header: 'Email' },
+  { key: 'city', header: 'City' },
+  { key: 'status', header: 'Status' },
+  { key: 'tags', header: 'Tags' },
+];
+export const CONTACT_CSV: Column[] = ['id', 'firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'].map((key) => ({ key, header: key }));
+
+export function listContacts(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]> {
+  return pages(client, { ...q, path: '/contacts' });
+}
+
+export async function getContact(client: ApiClient, id: string): Promise<unknown> {
+  return (await client.request({ method: 'GET', path: pathOf`/contacts/${id}` })).body;
+}
+
+/** POST: with an E.164 phone the service matches, so a repeat is safe and the request is retried. */
+export async function createContact(client: ApiClient, fields: ContactFields): Promise<{ status: number; contact: unknown }> {
+  const res = await client.request({ method: 'POST', path: '/contacts', body: fields, safeToRetry: typeof fields.phone === 'string' && fields.phone.startsWith('+') });
+  return { status: res.status, contact: res.body };
+}
+
+export async function updateContact(client: ApiClient, id: string, fields: ContactFields): Promise<unknown> {
+  return (await client.request({ method: 'PATCH', path: pathOf`/contacts/${id}`, body: fields })).body;
+}
+
+/** DELETE — the erasure of the person and all their history (seed §4 rule 3). */
+export async function eraseContact(client: ApiClient, id: string): Promise<{ status: number; body: unknown }> {
+  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}` });
+  return { status: res.status, body: res.body };
+}
