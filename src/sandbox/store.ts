@@ -192,7 +192,7 @@ const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Ha
 export function seedStore(store: Store, n: number, origin: string): void {
   const base = Date.UTC(2026, 9, 1, 9, 0, 0);
   for (let i = 0; i < n; i++) {
-    const phone = `+447700${String(900000 + i).padStart(6, '0')}`;
+    const phone = `+447400${String(100000 + i).padStart(6, '0')}`;
     const contact = store.createContact({ firstName: FIRST[i % FIRST.length] as string, lastName: LAST[(i * 3) % LAST.length] as string, phone, status: 'lead', tags: ['seed'] });
     const id = `call_${String(i + 1).padStart(5, '0')}`;
     store.addCall({

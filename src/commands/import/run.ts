@@ -1,7 +1,19 @@
-// Placeholder until this verb is built (see the open issue); it fails loudly rather than pretend.
+/** `callctl import <file|->`: see src/import/run-import.ts for the pipeline. */
 import type { Context } from '../../context.js';
-import { RuntimeError } from '../../errors.js';
+import type { EncodingName } from '../../import/source.js';
 
-export async function run(_ctx: Context, _args: string[], _opts: Record<string, unknown>): Promise<number> {
-  throw new RuntimeError('not_implemented', 'import run is not built yet', 'see the project issues');
+export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
+  const { runImport } = await import('../../import/run-import.js');
+  return runImport(ctx, {
+    file: args[0] as string,
+    ...(opts.country !== undefined ? { country: opts.country as string } : {}),
+    map: (opts.map as string[] | undefined) ?? [],
+    dryRun: opts.dryRun === true,
+    ...(opts.rejects !== undefined ? { rejects: opts.rejects as string } : {}),
+    resume: opts.resume === true,
+    restart: opts.restart === true,
+    allowNoPhone: opts.allowNoPhone === true,
+    ...(opts.encoding !== undefined ? { encoding: opts.encoding as EncodingName } : {}),
+    ...(opts.delimiter !== undefined ? { delimiter: opts.delimiter as string } : {}),
+  });
 }

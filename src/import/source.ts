@@ -1,0 +1,208 @@
+/**
+ * The rows of a CSV file (or stdin), streamed: bytes are decoded (UTF-8, UTF-16 by BOM, or the
+ * --encoding given; Windows-1252 and UTF-16BE through TextDecoder, which csv-parse cannot do),
+ * the delimiter is sniffed on the header line (csv-parse's own detection breaks on non-ASCII),
+ * and csv-parse yields arrays of cells with their line numbers. A malformed file stops with the
+ * line it broke on.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { TextDecoder } from 'node:util';
+import { parse } from 'csv-parse';
+import { RuntimeError, UsageError } from '../errors.js';
+import type { InStream } from '../deps.js';
+
+export type EncodingName = 'utf8' | 'utf16le' | 'utf16be' | 'latin1' | 'windows-1252';
+
+export interface Row {
+  cells: string[];
+  /** Line of the file where the row starts (1-based). */
+  line: number;
+}
+
+export interface Source {
+  header: string[];
+  delimiter: string;
+  encoding: EncodingName;
+  rows: AsyncGenerator<Row>;
+  /** Bytes read so far and the file's size (undefined for stdin): for the ETA. */
+  bytesRead(): number;
+  size: number | undefined;
+  /** Stops reading (an import that stops early must not keep the file open). */
+  close(): void;
+}
+
+const DECODER_LABEL: Record<EncodingName, string> = { utf8: 'utf-8', utf16le: 'utf-16le', utf16be: 'utf-16be', latin1: 'windows-1252', 'windows-1252': 'windows-1252' };
+
+/** Bytes → text, the BOM detected and dropped; undecodable bytes stop the stream with the line. */
+class Decode extends Transform {
+  private decoder: TextDecoder | undefined;
+  private head: Buffer | undefined = Buffer.alloc(0);
+  private lines = 1;
+  encoding: EncodingName;
+
+  constructor(private readonly given: EncodingName | undefined) {
+    super({ readableObjectMode: false, decodeStrings: true });
+    this.encoding = given ?? 'utf8';
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    let data = chunk;
+    if (this.head !== undefined) {
+      // Wait for three bytes to tell a BOM.
+      this.head = Buffer.concat([this.head, chunk]);
+      if (this.head.length < 3) return done();
+      data = this.head;
+      this.head = undefined;
+      let skip = 0;
+      if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf && (this.given === undefined || this.given === 'utf8')) (this.encoding = 'utf8'), (skip = 3);
+      else if (data[0] === 0xff && data[1] === 0xfe && (this.given === undefined || this.given === 'utf16le')) (this.encoding = 'utf16le'), (skip = 2);
+      else if (data[0] === 0xfe && data[1] === 0xff && this.given === undefined) (this.encoding = 'utf16be'), (skip = 2);
+      this.decoder = new TextDecoder(DECODER_LABEL[this.encoding], { fatal: true });
+      data = data.subarray(skip);
+    }
+    this.decode(data, true, done);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.head !== undefined) {
+      const rest = this.head;
+      this.head = undefined;
+      this.decoder = new TextDecoder(DECODER_LABEL[this.encoding], { fatal: true });
+      if (rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) return this.decode(rest.subarray(3), false, done);
+      return this.decode(rest, false, done);
+    }
+    this.decode(Buffer.alloc(0), false, done);
+  }
+
+  private decode(data: Buffer, stream: boolean, done: TransformCallback): void {
+    let text: string;
+    try {
+      text = (this.decoder as TextDecoder).decode(data, { stream });
+    } catch {
+      return done(new RuntimeError('bad_encoding', `line ${this.lines}: bytes that are not valid ${this.encoding}`, 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel on Windows)'));
+    }
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lines += 1;
+    done(null, text);
+  }
+}
+
+/** The delimiter that splits the header line into the most fields, outside quotes. */
+export function sniffDelimiter(headerLine: string): string {
+  let best = ',';
+  let bestCount = 0;
+  for (const d of [',', ';', '\t', '|']) {
+    let count = 0;
+    let quoted = false;
+    for (const ch of headerLine) {
+      if (ch === '"') quoted = !quoted;
+      else if (ch === d && !quoted) count += 1;
+    }
+    if (count > bestCount) (best = d), (bestCount = count);
+  }
+  return best;
+}
+
+export interface SourceOptions {
+  path: string;
+  stdin: InStream;
+  cwdResolve: (p: string) => string;
+  encoding?: EncodingName;
+  delimiter?: string;
+}
+
+function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number } } {
+  const counter = { n: 0 };
+  if (o.path === '-') {
+    const stream = o.stdin as unknown as Readable;
+    stream.on('data', (c: Buffer) => (counter.n += c.length));
+    return { stream, size: undefined, counter };
+  }
+  const file = o.cwdResolve(o.path);
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (st.isDirectory()) throw new UsageError(`${o.path} is a folder, not a CSV file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `no such file: ${o.path}` : `cannot read ${o.path}: ${code ?? (err as Error).message}`);
+  }
+  const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
+  stream.on('data', (c) => (counter.n += (c as Buffer).length));
+  return { stream, size, counter };
+}
+
+/** Opens the source and reads its header row. */
+export async function openSource(o: SourceOptions): Promise<Source> {
+  const { stream, size, counter } = openBytes(o);
+  const decode = new Decode(o.encoding);
+  stream.on('error', (err: NodeJS.ErrnoException) => decode.destroy(new UsageError(`cannot read ${o.path}: ${err.code ?? err.message}`)));
+  stream.pipe(decode);
+
+  // Read text up to the end of the header line to sniff the delimiter, then hand all of it to csv-parse.
+  const iterator = decode[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  let prefix = '';
+  for (;;) {
+    if (prefix.replace(/^[\r\n]+/, '').includes('\n')) break;
+    const next = await iterator.next().catch((err: unknown) => {
+      throw err instanceof RuntimeError ? err : new RuntimeError('read_failed', (err as Error).message);
+    });
+    if (next.done) break;
+    prefix += String(next.value);
+  }
+  const firstLine = prefix.replace(/^[\r\n]+/, '').split(/\r?\n/, 1)[0] ?? '';
+  if (firstLine.includes('\u0000')) throw new RuntimeError('binary_file', `${o.path} looks binary, not a CSV file`, 'export the sheet as CSV, or give --encoding for UTF-16 text');
+  const delimiter = o.delimiter ?? sniffDelimiter(firstLine);
+  const text = Readable.from(
+    (async function* () {
+      yield prefix;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield String(next.value);
+      }
+    })(),
+    { objectMode: false },
+  );
+  const parser = text.pipe(
+    parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true, raw: true, columns: false, trim: false, bom: true }),
+  );
+  text.on('error', (err) => parser.destroy(err));
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; raw: string; info: { lines: number } }>;
+
+  const parseError = (err: unknown): never => {
+    if (err instanceof RuntimeError || err instanceof UsageError) throw err;
+    const e = err as { message?: string; lines?: number; code?: string };
+    const line = e.lines !== undefined ? `line ${e.lines}: ` : '';
+    const what = e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote is never closed' : e.code === 'CSV_INVALID_CLOSING_QUOTE' ? 'a quote closes in the middle of a cell' : (e.message ?? String(err));
+    throw new RuntimeError('malformed_csv', `${o.path === '-' ? 'stdin' : o.path}: ${line}${what}`, 'fix the file there, then run again with --resume');
+  };
+
+  const first = await records.next().catch(parseError);
+  if (first.done) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} is empty: no header row`, 'the first row must name the columns');
+  const header = first.value.record.map((h) => h.trim());
+
+  async function* rows(): AsyncGenerator<Row> {
+    for (;;) {
+      const next = await records.next().catch(parseError);
+      if (next.done) return;
+      const { record: cells, raw, info } = next.value;
+      // Blank lines, and lines of only spaces or only delimiters (Excel leaves those), are no rows.
+      if (cells.every((c) => c.trim() === '')) continue;
+      // info.lines is where the record ends; a quoted cell may span lines before it.
+      const inner = raw.replace(/\r?\n$/, '').split('\n').length - 1;
+      yield { cells, line: info.lines - inner };
+    }
+  }
+
+  const close = () => {
+    parser.destroy();
+    text.destroy();
+    decode.destroy();
+    if (o.path !== '-') stream.destroy();
+    else stream.pause();
+  };
+  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => counter.n, size, close };
+}

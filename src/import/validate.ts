@@ -1,0 +1,66 @@
+/**
+ * One row to one contact body, or the reasons it is rejected: the phone in E.164 (the service's
+ * matching key — no region, no national number), a plausible e-mail, trimmed strings, tags split
+ * on `;` or `,`. Nothing here touches the network.
+ */
+import { toE164 } from '../phone/e164.js';
+import type { Mapping } from './mapping.js';
+
+export interface ContactBody {
+  [field: string]: string | string[];
+}
+
+export type Checked = { ok: true; body: ContactBody; e164: string | undefined } | { ok: false; reason: string };
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface CheckOptions {
+  region: string | undefined;
+  allowNoPhone: boolean;
+  headerLength: number;
+}
+
+export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Checked {
+  if (cells.length > o.headerLength) {
+    const extra = cells.slice(o.headerLength).some((c) => c.trim() !== '');
+    if (extra) return { ok: false, reason: `row has ${cells.length} cells but the header has ${o.headerLength}` };
+  }
+  const body: ContactBody = {};
+  let fullName: string | undefined;
+  for (const { index, target } of mapping.columns) {
+    const value = (cells[index] ?? '').trim();
+    if (value === '') continue;
+    if (target === 'tags') {
+      // `;` `,` and Google's ` ::: `; Google's system groups (`* myContacts`, `* starred`) are not tags.
+      const tags = value.split(/:::|[;,]/).map((t) => t.trim()).filter((t) => t !== '' && !t.startsWith('* '));
+      if (tags.length > 0) body.tags = tags;
+    } else if (target === 'fullName') fullName = value;
+    else body[target] = value.replace(/\s+/g, (ws) => (ws.includes('\n') && target === 'notes' ? ws : ' '));
+  }
+  if (fullName !== undefined && body.firstName === undefined && body.lastName === undefined) {
+    const parts = fullName.split(/\s+/);
+    body.firstName = parts.length > 1 ? parts.slice(0, -1).join(' ') : fullName;
+    if (parts.length > 1) body.lastName = parts[parts.length - 1] as string;
+  }
+
+  const email = body.email as string | undefined;
+  if (email !== undefined && !EMAIL.test(email)) return { ok: false, reason: `email "${email}" is not an e-mail address` };
+
+  let phoneText: string | undefined;
+  for (const index of mapping.phones) {
+    const v = (cells[index] ?? '').trim();
+    if (v !== '') {
+      phoneText = v;
+      break;
+    }
+  }
+  if (phoneText === undefined) {
+    if (!o.allowNoPhone) return { ok: false, reason: 'no phone (the phone is how the service matches a contact; --allow-no-phone imports it anyway)' };
+    if (Object.keys(body).length === 0) return { ok: false, reason: 'the row has no contact field' };
+    return { ok: true, body, e164: undefined };
+  }
+  const phone = toE164(phoneText, o.region);
+  if (!phone.ok) return { ok: false, reason: phone.reason };
+  body.phone = phone.e164;
+  return { ok: true, body, e164: phone.e164 };
+}
