@@ -127,12 +127,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       if (closed) return;
       closed = true;
       if (outageTimer) clearTimeout(outageTimer);
-      if (opts.dataFile) {
-        writeFileSync(`${opts.dataFile}.tmp`, JSON.stringify(store.snapshot()));
-        renameSync(`${opts.dataFile}.tmp`, opts.dataFile);
+      try {
+        if (opts.dataFile) {
+          writeFileSync(`${opts.dataFile}.tmp`, JSON.stringify(store.snapshot()));
+          renameSync(`${opts.dataFile}.tmp`, opts.dataFile);
+        }
+      } finally {
+        for (const s of sockets) s.destroy();
+        if (server.listening) await new Promise((done) => server.close(() => done(undefined)));
       }
-      for (const s of sockets) s.destroy();
-      if (server.listening) await new Promise((done) => server.close(() => done(undefined)));
     },
   };
 }
