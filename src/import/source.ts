@@ -87,6 +87,53 @@ class Decode extends Transform {
   }
 }
 
+/**
+ * The parser's records in order, and its error only after every record before it: a stream's own
+ * async iterator drops buffered records when the stream errors, which would lose the good rows
+ * above a broken quote. A bounded queue keeps backpressure.
+ */
+function recordsOf<T>(parser: Readable): AsyncIterator<T> {
+  const queue: T[] = [];
+  let head = 0;
+  let error: unknown;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  parser.on('data', (r: T) => {
+    queue.push(r);
+    if (queue.length - head > 512) parser.pause();
+    poke();
+  });
+  parser.on('error', (e) => {
+    error = e;
+    poke();
+  });
+  parser.on('end', () => {
+    ended = true;
+    poke();
+  });
+  return {
+    async next(): Promise<IteratorResult<T>> {
+      for (;;) {
+        if (head < queue.length) {
+          const value = queue[head++] as T;
+          if (head > 1024) queue.splice(0, head), (head = 0);
+          if (queue.length - head < 64 && parser.isPaused()) parser.resume();
+          return { value, done: false };
+        }
+        if (error !== undefined) throw error;
+        if (ended) return { value: undefined, done: true };
+        if (parser.isPaused()) parser.resume();
+        await new Promise<void>((r) => (wake = r));
+      }
+    },
+  };
+}
+
 /** The delimiter that splits the header line into the most fields, outside quotes. */
 export function sniffDelimiter(headerLine: string): string {
   let best = ',';
@@ -170,7 +217,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true, raw: true, columns: false, trim: false, bom: true }),
   );
   text.on('error', (err) => parser.destroy(err));
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; raw: string; info: { lines: number } }>;
+  const records = recordsOf<{ record: string[]; raw: string; info: { lines: number } }>(parser);
 
   const parseError = (err: unknown): never => {
     if (err instanceof RuntimeError || err instanceof UsageError) throw err;
