@@ -13,6 +13,8 @@ export interface ContactBody {
 export type Checked = { ok: true; body: ContactBody; e164: string | undefined } | { ok: false; reason: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** No cell of a contact is this long; the rejects file keeps it, the request would not. */
+const MAX_CELL = 64 * 1024;
 
 export interface CheckOptions {
   region: string | undefined;
@@ -24,6 +26,10 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
   if (cells.length > o.headerLength) {
     const extra = cells.slice(o.headerLength).some((c) => c.trim() !== '');
     if (extra) return { ok: false, reason: `row has ${cells.length} cells but the header has ${o.headerLength}` };
+  }
+  for (let i = 0; i < cells.length; i++) {
+    const length = (cells[i] as string).length;
+    if (length > MAX_CELL) return { ok: false, reason: `the cell in column ${i + 1} holds ${length} characters (over 64 KiB): a broken export?` };
   }
   const body: ContactBody = {};
   let fullName: string | undefined;

@@ -1,0 +1,76 @@
+// Faults and outages during an import: every row stored exactly once, exit 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+import { json, scriptedServer } from '../helpers/scripted-server.js';
+import { leadPhone, writeLeads } from '../helpers/leads.js';
+
+function assertEachOnce(phones: Array<string | undefined>, n: number): void {
+  assert.equal(phones.length, n, `${phones.length} contacts for ${n} rows`);
+  assert.equal(new Set(phones).size, n);
+  for (let i = 0; i < n; i++) assert.ok(phones.includes(leadPhone(i)), `row ${i}`);
+}
+
+test('300 rows under --faults 0.3 with a timeout shorter than the fault delay (writes landed, answers lost)', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, faults: 0.3, faultDelayMs: 500 });
+  const file = writeLeads(tempDir(t), 300);
+  const r = await runCli(['--timeout', '200', '--concurrency', '8', 'import', file, '--json'], { env: envFor(sb, t) });
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.created + s.matched, 300);
+  assert.ok(s.matched > 0, 'some retried rows had landed already: the service matched them');
+  sb.setFaults(0);
+  assertEachOnce(sb.contacts().map((c) => c.phone), 300);
+});
+
+for (const mode of ['refuse', 'drop'] as const) {
+  test(`an outage of 3 s (${mode}) mid-import is waited out with back-off`, async (t) => {
+    const sb = await startTestSandbox(t, { rateLimit: 40, burst: 5 });
+    const file = writeLeads(tempDir(t), 120);
+    const run = startCli(['import', file, '--json'], { env: envFor(sb, t) });
+    for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
+    sb.outage(3_000, mode);
+    const r = await run.result;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).failed, 0);
+    assertEachOnce(sb.contacts().map((c) => c.phone), 120);
+  });
+}
+
+test('killed at random points (kill -9 and SIGINT alternately), resumed each time: every row once', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 60, burst: 5 });
+  const file = writeLeads(tempDir(t), 200);
+  const env = envFor(sb, t);
+  let seed = 42;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (let round = 0; round < 4; round++) {
+    const target = Math.min(190, sb.contacts().length + 10 + Math.floor(random() * 30));
+    const run = startCli(['import', file, ...(round > 0 ? ['--resume'] : [])], { env });
+    for (let i = 0; i < 1000 && sb.contacts().length < target; i++) await new Promise((r) => setTimeout(r, 10));
+    run.child.kill(round % 2 === 0 ? 'SIGKILL' : 'SIGINT');
+    const r = await run.result;
+    assert.ok(r.signal === 'SIGKILL' || r.code === 130 || r.code === 0, `round ${round}: ${r.code} ${r.stderr}`);
+  }
+  const last = await runCli(['import', file, '--resume', '--json'], { env });
+  assert.equal(last.code, 0, last.stderr);
+  assertEachOnce(sb.contacts().map((c) => c.phone), 200);
+});
+
+test('429 without Retry-After, and with an HTTP-date Retry-After, during an import: waited out, not failures', async (t) => {
+  const stored = new Set<string>();
+  const server = await scriptedServer(t, (hit, res, i) => {
+    if (i === 3) return json(res, 429, { error: { message: 'slow down' } });
+    if (i === 9) return json(res, 429, {}, { 'retry-after': new Date(Date.now() + 1_500).toUTCString() });
+    const phone = JSON.parse(hit.body).phone as string;
+    const known = stored.has(phone);
+    stored.add(phone);
+    json(res, known ? 200 : 201, { id: `c_${phone}`, phone });
+  });
+  const file = writeLeads(tempDir(t), 20);
+  const r = await runCli(['import', file, '--json'], { env: { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: `sk_live_${'r'.repeat(24)}`, CALLCTL_CONFIG_DIR: tempDir(t) } });
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.deepEqual([s.created, s.failed, s.throttled], [20, 0, 2]);
+  assert.equal(stored.size, 20);
+});
