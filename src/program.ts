@@ -39,6 +39,8 @@ export function buildProgram(io: Io, bind: Bind): Command {
     .option('--rate <n>', 'ceiling in requests per second (env CALLCTL_RATE; default adaptive)', decimal(0, Number.POSITIVE_INFINITY, true))
     .option('--concurrency <n>', 'most requests in flight (default 4)', integer(1, 64))
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', integer(1))
+    .option('--redis-url <url>', 'share one rate-limit budget with every callctl using this key, through Redis (env CALLCTL_REDIS_URL)')
+    .option('--require-redis', 'with --redis-url: stop (exit 1) rather than pace alone when Redis is unreachable')
     .option('-q, --quiet', 'less on stderr')
     .option('-v, --verbose', 'more on stderr: each request (key masked), stack traces')
     .option('--no-color', 'no ANSI colour (also NO_COLOR)')

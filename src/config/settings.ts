@@ -20,6 +20,7 @@ export interface GlobalOptions {
   verbose?: boolean;
   color?: boolean;
   redisUrl?: string;
+  requireRedis?: boolean;
 }
 
 export interface Settings {
@@ -33,6 +34,8 @@ export interface Settings {
   country: string | undefined;
   currency: string | undefined;
   redisUrl: string | undefined;
+  /** --require-redis: without the shared budget, stop (exit 1) instead of pacing alone. */
+  requireRedis: boolean;
 }
 
 export const DEFAULTS = { profile: 'default', concurrency: 4, timeoutMs: 30_000 } as const;
@@ -65,5 +68,6 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     country: profile.country,
     currency: profile.currency,
     redisUrl: globals.redisUrl ?? envValue(env, 'CALLCTL_REDIS_URL'),
+    requireRedis: globals.requireRedis === true,
   };
 }

@@ -28,6 +28,10 @@ export interface LimiterOptions {
   sleep: (ms: number) => Promise<void>;
   /** Told of every pause (for --verbose and progress). */
   onPause?: (ms: number) => void;
+  /** The limiter shared with other processes through Redis (shared-limiter.ts), if any. */
+  cluster?: Bottleneck | undefined;
+  /** Told once when the shared limiter fails and this process goes on alone. */
+  onSharedLost?: (err: unknown) => void;
 }
 
 export interface LimiterStats {
@@ -55,19 +59,24 @@ export class RequestLimiter {
   private creditsAt = 0;
   private creditsSentAt = -Infinity;
 
+  private cluster: Bottleneck | undefined;
+
   constructor(private readonly opts: LimiterOptions) {
-    this.pacer = new Pacer({ ceiling: opts.rate });
+    this.cluster = opts.cluster;
+    this.pacer = new Pacer({ ceiling: opts.rate, shared: opts.cluster !== undefined });
     this.bottleneck = new Bottleneck({
       maxConcurrent: opts.concurrency,
       minTime: 0,
     });
+    yieldWithoutTimers(this.bottleneck);
     this.apply();
   }
 
   /** Runs `send` when the pace allows and feeds its answer back into the pace. */
   async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
-    return this.bottleneck.schedule(async () => {
-      await this.gate();
+    const queuedAt = this.opts.now();
+    const job = async (): Promise<T> => {
+      await this.gate(queuedAt);
       const sentAt = this.opts.now();
       this.inflight += 1;
       this.requests += 1;
@@ -81,7 +90,44 @@ export class RequestLimiter {
       } finally {
         this.inflight -= 1;
       }
-    });
+    };
+    return this.bottleneck.schedule(() => (this.cluster ? this.throughCluster(this.cluster, job) : job()));
+  }
+
+  /**
+   * Runs a job when the shared limiter lets it. If Redis fails, the job still runs exactly once:
+   * here if it had not started, and its own outcome wins if it had.
+   */
+  private async throughCluster<T>(cluster: Bottleneck, job: () => Promise<T>): Promise<T> {
+    let outcome: { ok: true; value: T } | { ok: false; err: unknown } | undefined;
+    try {
+      await cluster.schedule(async () => {
+        try {
+          outcome = { ok: true, value: await job() };
+        } catch (err) {
+          outcome = { ok: false, err };
+        }
+      });
+    } catch (err) {
+      this.loseCluster(err);
+      if (!outcome) return job();
+    }
+    const done = outcome as { ok: true; value: T } | { ok: false; err: unknown };
+    if (done.ok) return done.value;
+    throw done.err;
+  }
+
+  /** bottleneck's typings say updateSettings returns the limiter; it returns a promise of it. */
+  private onCluster(pending: unknown): void {
+    void Promise.resolve(pending).catch((err: unknown) => this.loseCluster(err));
+  }
+
+  private loseCluster(err: unknown): void {
+    if (!this.cluster) return;
+    const lost = this.cluster;
+    this.cluster = undefined;
+    this.opts.onSharedLost?.(err);
+    void lost.disconnect(false).catch(() => undefined);
   }
 
   stats(): LimiterStats {
@@ -93,13 +139,17 @@ export class RequestLimiter {
   /** Stops timers; pending jobs are dropped. */
   async close(): Promise<void> {
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    if (this.cluster) await this.cluster.disconnect(true).catch(() => undefined);
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 
   /** Holds a request while the limiter is paused, then releases waiting requests a gap apart. */
-  private async gate(): Promise<void> {
+  private async gate(queuedAt: number): Promise<void> {
+    // The pace is the bottleneck when requests wait for it: others queued, or this one held back
+    // by the spacing (one request at a time, like paging, waits too).
+    const now0 = this.opts.now();
     const counts = this.bottleneck.counts();
-    if ((counts.QUEUED ?? 0) > 0) this.pacer.onBusy(this.opts.now());
+    if ((counts.QUEUED ?? 0) > 0 || now0 - queuedAt > 1) this.pacer.onBusy(now0);
     else this.pacer.onIdle();
     this.apply();
 
@@ -164,6 +214,8 @@ export class RequestLimiter {
   private pause(ms: number): void {
     this.opts.onPause?.(ms);
     void this.bottleneck.updateSettings({ reservoir: 0 });
+    // Shared budget: every process stops, not only this one.
+    if (this.cluster) this.onCluster(this.cluster.updateSettings({ reservoir: 0 }));
     this.applied = undefined;
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
     const wait = Math.max(0, this.pacer.resumeAt - this.opts.now());
@@ -171,7 +223,6 @@ export class RequestLimiter {
       this.resumeTimer = undefined;
       this.apply(true);
     }, wait);
-    this.resumeTimer.unref();
   }
 
   /** Pushes the pacer's spacing into bottleneck when it changed enough to matter. */
@@ -181,7 +232,27 @@ export class RequestLimiter {
     const prev = this.applied;
     if (!force && prev && similar(prev, next)) return;
     this.applied = next;
+    if (this.cluster) {
+      // The spacing lives in Redis: all processes together keep to it. Locally only concurrency.
+      this.onCluster(this.cluster.updateSettings({ minTime: Math.round(next.minTimeMs), reservoir: null }));
+      void this.bottleneck.updateSettings({ minTime: 0, reservoir: null });
+      return;
+    }
     void this.bottleneck.updateSettings({ minTime: Math.round(next.minTimeMs), reservoir: null });
+  }
+}
+
+/**
+ * bottleneck's local store yields to the event loop with `setTimeout(0)` before every one of its
+ * operations — at least a millisecond each in Node, several per job, one job at a time: it capped
+ * the whole limiter near 400 requests/s whatever the server could take. A resolved promise yields
+ * as well for its purpose (letting other jobs' callbacks run) without the timer's floor. bottleneck
+ * is pinned at 2.19.5 and unmaintained, so this private hook will not move.
+ */
+function yieldWithoutTimers(limiter: Bottleneck): void {
+  const store = (limiter as unknown as { _store?: { yieldLoop?: (t?: number) => Promise<void> } })._store;
+  if (store && typeof store.yieldLoop === 'function') {
+    store.yieldLoop = (t = 0) => (t > 0 ? new Promise((r) => setTimeout(r, t)) : Promise.resolve());
   }
 }
 

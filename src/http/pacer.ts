@@ -48,12 +48,18 @@ export interface PacerOptions {
   initialRate?: number;
   /** Jitter source in [0, 1); injectable for tests. */
   random?: () => number;
+  /**
+   * The budget is shared with other processes (Redis): the server's `remaining` is not ours to
+   * spend alone, so no credits are mirrored — the pace is the published refill, spread by the
+   * shared limiter's spacing across every process.
+   */
+  shared?: boolean;
 }
 
 const INITIAL_RATE = 10;
 const MIN_RATE = 0.2;
 /** Slow start doubles the pace this often while the limiter is busy. */
-const SLOW_START_DOUBLING_MS = 250;
+const SLOW_START_DOUBLING_MS = 100;
 /** After a 429 the pace drops to this share of the admitted rate… */
 const UNDER_ADMITTED = 0.97;
 /** …or of the pace that met it, whichever is lower. */
@@ -109,8 +115,11 @@ export class Pacer {
   /** 429 answers seen. */
   throttled = 0;
 
+  private readonly shared: boolean;
+
   constructor(opts: PacerOptions = {}) {
     this.ceiling = opts.ceiling;
+    this.shared = opts.shared === true;
     this.random = opts.random ?? Math.random;
     // With --rate the operator has said how fast; start there and only ever go slower.
     this.rate = this.ceiling ?? opts.initialRate ?? INITIAL_RATE;
@@ -126,6 +135,9 @@ export class Pacer {
   /** What the limiter should apply now. */
   settings(): PaceSettings {
     const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
+    if (this.headerMode && this.shared) {
+      return { minTimeMs: Math.max(ceilingGap, this.refill > 0 ? 1000 / this.refill : 0), credits: null, refillPerSec: this.refill, capacity: this.capacity };
+    }
     if (this.headerMode) {
       return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity };
     }
@@ -180,6 +192,8 @@ export class Pacer {
 
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
       this.refill = (rl.limit / rl.windowMs) * 1000;
+    } else if (this.shared) {
+      this.sharedRefill(remaining, rl);
     } else {
       this.measureRefill(o.at, remaining, rl);
     }
@@ -212,6 +226,21 @@ export class Pacer {
       // First guess until measured: the quota regained over the time the server says it takes.
       this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * REFILL_SAFETY;
     }
+  }
+
+  /**
+   * Shared budget: what we regain is only part of what the server regains (others spend too), so
+   * the refill is read from the server's own words — the quota regained over the time it says a
+   * refill takes — smoothed, and never raised by more than 10 % an answer.
+   */
+  private sharedRefill(remaining: number, rl: RateLimitInfo): void {
+    if (rl.limit === undefined || rl.resetMs === undefined || rl.resetMs <= 0 || remaining >= rl.limit) return;
+    const said = ((rl.limit - remaining) / rl.resetMs) * 1000 * REFILL_SAFETY;
+    if (this.refill <= 0) this.refill = Math.max(said, rl.limit / (rl.resetMs / 1000 + 1));
+    // Half the quota or more left: everyone together is under the limit, so speed up. Near empty,
+    // the quota the server says it regains over its reset time is the pace to keep.
+    else if (remaining > rl.limit / 2) this.refill = Math.max(this.refill, said) * 1.05;
+    else this.refill = 0.8 * this.refill + 0.2 * said;
   }
 
   private on429(o: Observation): number {

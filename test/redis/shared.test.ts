@@ -1,0 +1,80 @@
+// One rate-limit budget across processes through a real Redis (started by .ci/run; these tests
+// are skipped, saying so, when CALLCTL_TEST_REDIS_URL is not set).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+
+const REDIS = process.env.CALLCTL_TEST_REDIS_URL;
+const skip = REDIS ? false : 'CALLCTL_TEST_REDIS_URL is not set (.ci/run starts a redis-server and sets it)';
+
+function leads(dir: string, p: number, n: number): string {
+  const rows = ['Name,Phone'];
+  for (let i = 0; i < n; i++) rows.push(`P${p}R${i},+4474001${p}${String(i).padStart(4, '0')}`);
+  const file = join(dir, `leads${p}.csv`);
+  writeFileSync(file, `${rows.join('\n')}\n`);
+  return file;
+}
+
+test('three imports at once with the same key share the budget: each row once, pace ≤ R, ≤ 2 % 429s', { skip }, async (t) => {
+  const R = 20;
+  const N = 80;
+  const sb = await startTestSandbox(t, { rateLimit: R, burst: R });
+  const dir = tempDir(t);
+  const started = performance.now();
+  const runs = await Promise.all([0, 1, 2].map((p) => runCli(['import', leads(dir, p, N), '--json', '--redis-url', REDIS!], { env: envFor(sb, t) })));
+  const secs = (performance.now() - started) / 1000;
+  for (const r of runs) {
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /warning/);
+  }
+  const phones = sb.contacts().map((c) => c.phone);
+  assert.equal(phones.length, 3 * N);
+  assert.equal(new Set(phones).size, 3 * N);
+  const st = sb.stats();
+  assert.ok(st.throttled / st.requests <= 0.02, `429 share ${st.throttled}/${st.requests}`);
+  // Combined pace: what was admitted beyond the burst, over the time taken (start-up included).
+  assert.ok((st.requests - st.throttled - R) / secs <= R * 1.05, `combined ${(st.requests / secs).toFixed(1)}/s over ${secs.toFixed(1)} s`);
+});
+
+test('Redis unreachable: a warning and the local limiter (exit 0); with --require-redis, exit 1', { skip }, async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  const env = envFor(sb, t, { CALLCTL_REDIS_URL: `redis://127.0.0.1:${port}` });
+  const soft = await runCli(['contacts', 'ls', '--json'], { env });
+  assert.equal(soft.code, 0, soft.stderr);
+  assert.match(soft.stderr, /warning: Redis at 127\.0\.0\.1:\d+ is unreachable.*pacing this process alone/);
+  assert.equal(JSON.parse(soft.stdout).length, 2);
+  const hard = await runCli(['contacts', 'ls', '--require-redis'], { env });
+  assert.equal(hard.code, 1);
+  assert.match(hard.stderr, /^callctl: Redis at .* is unreachable/);
+  assert.equal(hard.stderr.trim().split('\n').length, 1);
+});
+
+test('a Redis that vanishes mid-import: the import goes on alone, no row lost or doubled', { skip }, async (t) => {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  t.after(() => redis.kill('SIGKILL'));
+  await new Promise((r) => setTimeout(r, 300));
+  const sb = await startTestSandbox(t, { rateLimit: 30, burst: 5 });
+  const dir = tempDir(t);
+  const run = startCli(['import', leads(dir, 5, 120), '--json', '--redis-url', `redis://127.0.0.1:${port}`], { env: envFor(sb, t) });
+  for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
+  redis.kill('SIGKILL');
+  const r = await run.result;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: the shared rate limit on Redis failed/);
+  const phones = sb.contacts().map((c) => c.phone);
+  assert.equal(phones.length, 120);
+  assert.equal(new Set(phones).size, 120);
+});
