@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // The only place that touches the process's exit: everything below returns an exit code.
-import { main } from '../dist/main.js';
-import { systemDeps } from '../dist/deps.js';
-
-process.exitCode = await main(process.argv.slice(2), systemDeps());
+// `callctl --version` alone is answered here, without loading the command tree (start-up budget).
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { readFileSync } = await import('node:fs');
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  const { main } = await import('../dist/main.js');
+  const { systemDeps } = await import('../dist/deps.js');
+  process.exitCode = await main(argv, systemDeps());
+}
