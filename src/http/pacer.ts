@@ -59,7 +59,7 @@ export interface PacerOptions {
 const INITIAL_RATE = 10;
 const MIN_RATE = 0.2;
 /** Slow start doubles the pace this often while the limiter is busy. */
-const SLOW_START_DOUBLING_MS = 100;
+const SLOW_START_DOUBLING_MS = 50;
 /** After a 429 the pace drops to this share of the admitted rate… */
 const UNDER_ADMITTED = 0.97;
 /** …or of the pace that met it, whichever is lower. */

@@ -1,0 +1,19 @@
+// Keeps `npm run bench` working: a seconds-long run of its sections. No figure is asserted —
+// speed is measured by the benchmark, never by a test — only that each section ran and reported.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/cli.js';
+
+test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/run.mjs'), '--smoke', '--only=pace,unthrottled,dryrun,startup,listing'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  assert.equal(code, 0, err);
+  for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing']) assert.ok(out.includes(section), `${section} missing`);
+  assert.match(out, /\| RateLimit-\* headers \| [\d.]+ s \| [\d.]+ % \|/);
+});
