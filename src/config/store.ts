@@ -3,7 +3,8 @@
  * default is 0666 minus umask, and an older file may have been made by hand, so the mode is
  * checked and fixed on every write.
  */
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { Env } from '../deps.js';
@@ -47,6 +48,7 @@ export class ConfigStore {
     const cwd = configDirFrom(env);
     const where = cwd ? join(cwd, 'config.json') : 'the callctl config file';
     try {
+      if (cwd) makeFolder(cwd);
       const conf = new Conf<StoreShape>({
         projectName: 'callctl',
         projectSuffix: '',
@@ -101,6 +103,29 @@ export class ConfigStore {
   }
 }
 
+/**
+ * Creates the config folder one level at a time. Node 20's `mkdirSync(…, {recursive: true})`
+ * never returns on some paths (under /proc it loops on ENOENT at 100 % CPU), so the levels are
+ * made here and the first refusal is reported.
+ */
+function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  let at = dir;
+  for (let depth = 0; depth < 64; depth++) {
+    try {
+      if (!statSync(at).isDirectory()) throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.unshift(at);
+      const up = dirname(at);
+      if (up === at) break;
+      at = up;
+    }
+  }
+  for (const level of missing) mkdirSync(level, { mode: 0o700 });
+}
+
 function configError(err: unknown, where: string): RuntimeError {
   const e = err as NodeJS.ErrnoException;
   if (e?.name === 'SyntaxError') {
@@ -108,6 +133,9 @@ function configError(err: unknown, where: string): RuntimeError {
   }
   if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
     return new RuntimeError('config_unwritable', `cannot use ${where}: permission denied`, 'set CALLCTL_CONFIG_DIR to a folder you can write');
+  }
+  if (e?.code === 'ENOENT') {
+    return new RuntimeError('config_bad_dir', `cannot create ${where}: a folder on the way cannot be made`, 'set CALLCTL_CONFIG_DIR to a folder you can write');
   }
   if (e?.code === 'ENOTDIR' || e?.code === 'EEXIST') {
     return new RuntimeError('config_bad_dir', `cannot use ${where}: a path on the way is not a folder`, 'set CALLCTL_CONFIG_DIR to a folder');
