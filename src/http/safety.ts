@@ -4,13 +4,9 @@
  */
 import { isIP } from 'node:net';
 import { AuthError, UsageError } from '../errors.js';
+import { maskKey, SECRET_KEY_PREFIX } from '../output/mask.js';
 
-export const SECRET_KEY_PREFIX = 'sk_live_';
-
-/** `sk_live_…` plus the last 4 characters: the only way a key is ever shown. */
-export function maskKey(key: string): string {
-  return `${SECRET_KEY_PREFIX}…${key.length > SECRET_KEY_PREFIX.length + 4 ? key.slice(-4) : ''}`;
-}
+export { maskKey, SECRET_KEY_PREFIX };
 
 /** Throws AuthError (exit 3) unless `key` is a REST secret key. */
 export function checkSecretKey(key: string | undefined): string {

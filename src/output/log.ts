@@ -5,7 +5,7 @@
  */
 import { styleText } from 'node:util';
 import type { OutStream } from '../deps.js';
-import { maskKey } from '../http/safety.js';
+import { maskKey } from './mask.js';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 

@@ -5,7 +5,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { PROFILE_KEYS, type Profile } from '../../config/store.js';
-import { maskKey } from '../../http/safety.js';
+import { maskKey } from '../../output/mask.js';
 
 const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
 type Key = (typeof KEYS)[number];
