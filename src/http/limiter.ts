@@ -60,9 +60,13 @@ export class RequestLimiter {
   private creditsSentAt = -Infinity;
 
   private cluster: Bottleneck | undefined;
+  /** Jobs waiting for the shared limiter, each able to run here instead if Redis goes away. */
+  private readonly waitingOnCluster = new Set<() => void>();
 
   constructor(private readonly opts: LimiterOptions) {
     this.cluster = opts.cluster;
+    // A connection that drops may fail no call at all: the client's error is the signal.
+    this.cluster?.on('error', (err: unknown) => this.loseCluster(err));
     this.pacer = new Pacer({ ceiling: opts.rate, shared: opts.cluster !== undefined });
     this.bottleneck = new Bottleneck({
       maxConcurrent: opts.concurrency,
@@ -95,31 +99,36 @@ export class RequestLimiter {
   }
 
   /**
-   * Runs a job when the shared limiter lets it. If Redis fails, the job still runs exactly once:
-   * here if it had not started, and its own outcome wins if it had.
+   * Runs a job when the shared limiter lets it. If Redis fails, every job still runs exactly once:
+   * jobs still waiting for the cluster run here instead (the cluster may never answer them once
+   * its connection is gone), and a job that had started keeps its own outcome.
    */
-  private async throughCluster<T>(cluster: Bottleneck, job: () => Promise<T>): Promise<T> {
-    let outcome: { ok: true; value: T } | { ok: false; err: unknown } | undefined;
-    try {
-      await cluster.schedule(async () => {
-        try {
-          outcome = { ok: true, value: await job() };
-        } catch (err) {
-          outcome = { ok: false, err };
-        }
-      });
-    } catch (err) {
-      this.loseCluster(err);
-      if (!outcome) return job();
-    }
-    const done = outcome as { ok: true; value: T } | { ok: false; err: unknown };
-    if (done.ok) return done.value;
-    throw done.err;
-  }
-
-  /** bottleneck's typings say updateSettings returns the limiter; it returns a promise of it. */
-  private onCluster(pending: unknown): void {
-    void Promise.resolve(pending).catch((err: unknown) => this.loseCluster(err));
+  private throughCluster<T>(cluster: Bottleneck, job: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let state: 'waiting' | 'started' | 'local' = 'waiting';
+      const runHere = () => {
+        if (state !== 'waiting') return;
+        state = 'local';
+        this.waitingOnCluster.delete(runHere);
+        job().then(resolve, reject);
+      };
+      this.waitingOnCluster.add(runHere);
+      cluster
+        .schedule(async () => {
+          if (state !== 'waiting') return;
+          state = 'started';
+          this.waitingOnCluster.delete(runHere);
+          try {
+            resolve(await job());
+          } catch (err) {
+            reject(err);
+          }
+        })
+        .catch((err: unknown) => {
+          this.loseCluster(err);
+          runHere();
+        });
+    });
   }
 
   private loseCluster(err: unknown): void {
@@ -128,7 +137,16 @@ export class RequestLimiter {
     this.cluster = undefined;
     this.opts.onSharedLost?.(err);
     void lost.disconnect(false).catch(() => undefined);
+    this.applied = undefined;
+    this.apply(true);
+    for (const runHere of [...this.waitingOnCluster]) runHere();
   }
+
+  /** bottleneck's typings say updateSettings returns the limiter; it returns a promise of it. */
+  private onCluster(pending: unknown): void {
+    void Promise.resolve(pending).catch((err: unknown) => this.loseCluster(err));
+  }
+
 
   stats(): LimiterStats {
     const s = this.pacer.settings();
