@@ -9,10 +9,12 @@ import type { InStream } from '../../deps.js';
 
 /** Reads a line from the terminal without echoing it. */
 function hiddenPrompt(ctx: Context, stdin: InStream): Promise<string> {
+  // Echo goes off before the prompt shows: a key pasted the moment the prompt appears must not
+  // be echoed by the terminal (a test on a real pty caught exactly that).
+  stdin.setRawMode?.(true);
   ctx.deps.io.stderr.write('Secret key (input hidden): ');
   return new Promise((done, fail) => {
     let key = '';
-    stdin.setRawMode?.(true);
     stdin.setEncoding('utf8');
     const finish = (err?: Error) => {
       stdin.setRawMode?.(false);
