@@ -28,23 +28,28 @@ export function send(res: ServerResponse, answer: Answer, extra: Record<string, 
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads the body, or undefined when it is over the limit (the caller answers 413). */
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Reads the body; resolves undefined as soon as it is known to be over the limit — by its
+ * Content-Length or by what has arrived — and stops reading (the caller answers 413 and closes).
+ */
 export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const length = req.headers['content-length'];
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
+  if (Number(length) > MAX_BODY_BYTES) return Promise.resolve(undefined);
   return new Promise((done, fail) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-      req.resume();
-      return done(undefined);
-    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => done(over ? undefined : Buffer.concat(chunks)));
+      if (size <= MAX_BODY_BYTES) return void chunks.push(c);
+      req.off('data', onData);
+      req.pause();
+      done(undefined);
+    };
+    req.on('data', onData);
+    req.on('end', () => done(Buffer.concat(chunks, size)));
     req.on('error', fail);
   });
 }

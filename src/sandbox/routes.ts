@@ -1,11 +1,12 @@
 /**
- * The REST endpoints of the sandbox under `/api/v1`: contacts (full CRUD, matched on phone),
- * calls (list, show, recording, outcome writeback) and outcome totals. Each handler gets the
- * parsed request and returns an answer; auth, rate limit and faults are the server's job.
+ * The endpoints of the sandbox: under `/api/v1` contacts (full CRUD, matched on phone), calls
+ * (list, show, recording, outcome writeback) and outcome totals; and the public callback. Each
+ * handler gets the parsed request and returns an answer; auth, rate limit and faults are the
+ * server's job.
  */
 import { type Answer, failure } from './http.js';
 import { type Contact, matchKey, type Store } from './store.js';
-import { contactInput, FieldError, outcomeInput } from './validate.js';
+import { callbackInput, contactInput, FieldError, outcomeInput } from './validate.js';
 
 export type Scope = 'contacts:read' | 'contacts:write' | 'calls:read' | 'calls:write';
 
@@ -20,7 +21,8 @@ export interface RestRequest {
 export interface Route {
   /** A stable name for stats: `POST /contacts`, `GET /contacts/{id}`. */
   name: string;
-  scope: Scope;
+  /** The scope a secret key needs; none for the public callback, where the widget key is the permission. */
+  scope?: Scope;
   write: boolean;
   handle(req: RestRequest): Answer;
 }
@@ -89,6 +91,21 @@ export function route(store: Store, method: string, segments: string[]): Route |
     return { name: 'GET /analytics/outcomes', scope: 'calls:read', write: false, handle: () => ({ status: 200, body: { data: store.outcomeTotals() } }) };
   }
   return undefined;
+}
+
+/** `POST /api/public/callback` (widget surface): a visitor asks to be called back. */
+export function callbackRoute(store: Store): Route {
+  return { name: 'POST /api/public/callback', write: true, handle: (r) => requestCallback(store, r.body) };
+}
+
+function requestCallback(store: Store, body: unknown): Answer {
+  let input;
+  try {
+    input = callbackInput(body);
+  } catch (err) {
+    return invalid(err);
+  }
+  return { status: 201, body: { id: store.newId('cb'), ...input, status: 'requested', createdAt: new Date().toISOString() } };
 }
 
 function createContact(store: Store, body: unknown): Answer {

@@ -1,15 +1,16 @@
 /**
- * The sandbox's request pipeline: body limits, then the surface and its key (REST with a secret
- * key and scopes; the public callback with the widget key — neither takes the other's), then the
- * key's token bucket, then the fault mix, then the endpoint. Also the `/_sandbox/` controls
+ * The sandbox's request pipeline, the same for both surfaces: the body limit, then the surface's
+ * key (REST: a secret key by bearer, with scopes; the public callback: the widget key by
+ * X-Widget-Key — neither takes the other's), then the key's token bucket, then the route, its
+ * scope and the JSON body, then the fault mix, then the endpoint. Also the `/_sandbox/` controls
  * (stats, outage) that benchmarks use when the sandbox runs as its own process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Answer, failure, MAX_BODY_BYTES, readBody, send } from './http.js';
 import type { FaultPlan } from './faults.js';
 import type { TokenBuckets } from './ratelimit.js';
-import { route, type Scope } from './routes.js';
-import { matchKey, type Store } from './store.js';
+import { callbackRoute, route, type Route, type Scope } from './routes.js';
+import type { Store } from './store.js';
 
 export interface Keys {
   secret: string;
@@ -39,7 +40,10 @@ export interface PipelineOptions {
   outage(ms: number, mode: 'refuse' | 'drop'): void;
 }
 
+const CALLBACK_PATH = '/api/public/callback';
+const REST_PREFIX = '/api/v1/';
 
+/** The scopes of each secret key; the widget key has none (it is not a secret key). */
 export function scopesOf(keys: Keys): Map<string, Set<Scope>> {
   return new Map([
     [keys.secret, new Set<Scope>(['contacts:read', 'contacts:write', 'calls:read', 'calls:write'])],
@@ -53,9 +57,14 @@ function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
+/** Who is asking: the key and what it may do, or the 401 to answer. */
+type Caller = { key: string; scopes: ReadonlySet<Scope> } | { refused: string };
+
 /** Returns the request handler of a sandbox. */
 export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const scopes = scopesOf(o.keys);
+  const secretScopes = scopesOf(o.keys);
+  const callback = callbackRoute(o.store);
+  const noScopes: ReadonlySet<Scope> = new Set();
   const count = (name: string) => {
     o.stats.requests += 1;
     o.stats.byRoute[name] = (o.stats.byRoute[name] ?? 0) + 1;
@@ -67,53 +76,63 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
     });
   };
 
+  function restCaller(req: IncomingMessage): Caller {
+    const key = bearer(req);
+    if (key === undefined) {
+      return { refused: req.headers['x-widget-key'] !== undefined ? 'the widget key is not accepted here: use a secret key (Authorization: Bearer sk_live_…)' : 'missing Authorization: Bearer <secret key>' };
+    }
+    const scopes = secretScopes.get(key);
+    if (scopes) return { key, scopes };
+    return { refused: key === o.keys.widget ? 'a widget key is not accepted here: use a secret key' : 'unknown API key' };
+  }
+
+  function widgetCaller(req: IncomingMessage): Caller {
+    const widget = req.headers['x-widget-key'];
+    if (widget === o.keys.widget) return { key: widget, scopes: noScopes };
+    const secret = bearer(req) !== undefined || (typeof widget === 'string' && secretScopes.has(widget));
+    return { refused: secret ? 'a secret key is not accepted here: the callback takes the widget key (X-Widget-Key)' : 'missing or unknown X-Widget-Key' };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = req.method ?? 'GET';
+    const path = url.pathname;
+    if (path.startsWith('/_sandbox/')) return admin(method, url, res);
+
+    const isCallback = path === CALLBACK_PATH;
+    if (!isCallback && !path.startsWith(REST_PREFIX)) return send(res, failure(404, 'not_found', `no such path ${path}`));
+
+    // Split before decoding: an encoded "/" stays inside its segment.
+    let segments: string[] = [];
+    if (!isCallback) {
+      try {
+        segments = path.slice(REST_PREFIX.length).split('/').map(decodeURIComponent);
+      } catch {
+        return send(res, failure(404, 'not_found', 'malformed path'));
+      }
+    }
+    const r: Route | undefined = isCallback ? (method === 'POST' ? callback : undefined) : route(o.store, method, segments);
+    count(r?.name ?? `${method} ${path}`);
+
     const raw = await readBody(req);
-
-    if (url.pathname.startsWith('/_sandbox/')) return admin(method, url, res);
-
     if (raw === undefined) {
-      count(`${method} ${url.pathname}`);
+      // Stop reading: answer at once and close, rather than take in the rest of a huge body.
+      res.once('finish', () => req.socket.destroy());
       return send(res, failure(413, 'body_too_large', `the body is over ${MAX_BODY_BYTES / 1024} KiB`), { connection: 'close' });
     }
 
-    if (url.pathname === '/api/public/callback') return callback(req, res, method, raw);
-    if (!url.pathname.startsWith('/api/v1/')) return send(res, failure(404, 'not_found', `no such path ${url.pathname}`));
+    const caller = isCallback ? widgetCaller(req) : restCaller(req);
+    if ('refused' in caller) return send(res, failure(401, 'unauthorized', caller.refused));
 
-    // Split before decoding: an encoded "/" stays inside its segment.
-    let segments: string[];
-    try {
-      segments = url.pathname.slice('/api/v1/'.length).split('/').map(decodeURIComponent);
-    } catch {
-      return send(res, failure(404, 'not_found', 'malformed path'));
-    }
-    const r = route(o.store, method, segments);
-    const name = r?.name ?? `${method} ${url.pathname}`;
-
-    const key = bearer(req);
-    if (key === undefined) {
-      count(name);
-      const widget = req.headers['x-widget-key'] !== undefined;
-      return send(res, failure(401, 'unauthorized', widget ? 'the widget key is not accepted here: use a secret key (Authorization: Bearer sk_live_…)' : 'missing Authorization: Bearer <secret key>'));
-    }
-    const granted = scopes.get(key);
-    if (!granted) {
-      count(name);
-      return send(res, failure(401, 'unauthorized', key === o.keys.widget ? 'a widget key is not accepted here: use a secret key' : 'unknown API key'));
-    }
-
-    const verdict = o.buckets.take(key);
-    count(name);
+    const verdict = o.buckets.take(caller.key);
+    const headers = verdict.headers;
     if (!verdict.allowed) {
       o.stats.throttled += 1;
-      return send(res, failure(429, 'rate_limited', 'too many requests: slow down'), verdict.headers);
+      return send(res, failure(429, 'rate_limited', 'too many requests: slow down'), headers);
     }
-    const headers = verdict.headers;
 
-    if (!r) return send(res, failure(404, 'not_found', `no such endpoint ${method} ${url.pathname}`), headers);
-    if (!granted.has(r.scope)) return send(res, failure(403, 'forbidden', `this key lacks the scope ${r.scope}`), headers);
+    if (!r) return send(res, failure(404, 'not_found', `no such endpoint ${method} ${path}`), headers);
+    if (r.scope && !caller.scopes.has(r.scope)) return send(res, failure(403, 'forbidden', `this key lacks the scope ${r.scope}`), headers);
 
     let body: unknown;
     if (raw.length > 0) {
@@ -126,10 +145,10 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
       }
     }
 
-    const fault = o.faults.next();
-    if (!fault) return send(res, r.handle({ method, segments, query: url.searchParams, body }), headers);
-    o.stats.faults += 1;
     const apply = () => r.handle({ method, segments, query: url.searchParams, body });
+    const fault = o.faults.next();
+    if (!fault) return send(res, apply(), headers);
+    o.stats.faults += 1;
     // On a write, a fault may strike after the change was made: the client cannot tell.
     const applied: Answer | undefined = r.write && fault.afterApply ? apply() : undefined;
     switch (fault.kind) {
@@ -144,26 +163,6 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
         setTimeout(() => send(res, applied ?? apply(), headers), o.faultDelayMs).unref();
         return;
     }
-  }
-
-  function callback(req: IncomingMessage, res: ServerResponse, method: string, raw: Buffer): void {
-    count(`${method} /api/public/callback`);
-    if (method !== 'POST') return send(res, failure(404, 'not_found', 'the callback endpoint takes POST'));
-    const widget = req.headers['x-widget-key'];
-    if (widget !== o.keys.widget) {
-      const secret = bearer(req) !== undefined || (typeof widget === 'string' && widget.startsWith('sk_'));
-      return send(res, failure(401, 'unauthorized', secret ? 'a secret key is not accepted here: the callback takes the widget key (X-Widget-Key)' : 'missing or unknown X-Widget-Key'));
-    }
-    if (!/^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) return send(res, failure(415, 'unsupported_media_type', 'send the body as Content-Type: application/json'));
-    let body: { phone?: unknown; name?: unknown };
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return send(res, failure(400, 'malformed_json', 'the body is not valid JSON'));
-    }
-    if (typeof body?.phone !== 'string' || !matchKey(body.phone)) return send(res, failure(422, 'invalid_field', '"phone" must be in international format'));
-    if (body.name !== undefined && typeof body.name !== 'string') return send(res, failure(422, 'invalid_field', '"name" must be a string'));
-    send(res, { status: 201, body: { id: o.store.newId('cb'), phone: matchKey(body.phone), ...(body.name ? { name: body.name } : {}), status: 'requested', createdAt: new Date().toISOString() } });
   }
 
   function admin(method: string, url: URL, res: ServerResponse): void {

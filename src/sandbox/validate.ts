@@ -3,7 +3,7 @@
  * fields, `tags` an array of strings, the others strings of at most 1000 characters; unknown
  * fields are refused. Each refusal names the field (422).
  */
-import { CONTACT_FIELDS, type ContactInput } from './store.js';
+import { CONTACT_FIELDS, type ContactInput, matchKey } from './store.js';
 
 export class FieldError extends Error {
   constructor(
@@ -60,4 +60,22 @@ export function outcomeInput(body: unknown): OutcomeInput {
   }
   if (out.value !== undefined && out.currency === undefined) throw new FieldError('currency', '"currency" is required when "value" is sent');
   return out;
+}
+
+export interface CallbackInput {
+  /** The phone in international format, separators removed. */
+  phone: string;
+  name?: string;
+}
+
+/** Checks a public callback request: `phone` in international format, an optional `name`. */
+export function callbackInput(body: unknown): CallbackInput {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FieldError('body', 'the body must be a JSON object');
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (k !== 'phone' && k !== 'name') throw new FieldError(k, `unknown field "${k}"`);
+  const phone = typeof b.phone === 'string' ? matchKey(b.phone) : undefined;
+  if (!phone) throw new FieldError('phone', '"phone" must be in international format (+ and digits)');
+  if (b.name === undefined) return { phone };
+  if (typeof b.name !== 'string' || b.name.length > MAX_FIELD_LENGTH) throw new FieldError('name', `"name" must be a string of at most ${MAX_FIELD_LENGTH} characters`);
+  return { phone, name: b.name };
 }
