@@ -1,29 +1,7 @@
 // One test per rule of spec/sandbox.md, over real HTTP on loopback.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
-import { startTestSandbox } from '../helpers/sandbox.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-
-interface Res {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
-
-async function call(sb: Sandbox, method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string | Buffer; type?: string; widget?: string } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  const key = opts.key === undefined ? sb.secretKey : opts.key;
-  if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (opts.widget) headers['x-widget-key'] = opts.widget;
-  let body: string | Buffer | undefined = opts.raw;
-  if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined) headers['content-type'] = opts.type ?? 'application/json';
-  const url = path.startsWith('/api/public') || path.startsWith('/_sandbox') ? `${sb.origin}${path}` : `${sb.baseUrl}${path}`;
-  const res = await request(url, { method: method as 'GET', headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
+import { sandboxRequest as call, startTestSandbox } from '../helpers/sandbox.js';
 
 test('auth: each surface takes only its own key; unknown keys are 401 with the error body', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });
