@@ -212,7 +212,12 @@ export class Store {
     return { contacts: this.allContacts(), calls: this.allCalls() };
   }
 
+  /** Adds a saved state; a SyntaxError when it is not one (a file of something else). */
   load(state: StoredState): void {
+    const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x?.id === 'string'));
+    if (typeof state !== 'object' || state === null || !list(state.contacts) || !list(state.calls)) {
+      throw new SyntaxError('expected {"contacts": [...], "calls": [...]} with an id on each');
+    }
     for (const c of state.contacts ?? []) this.addContact(c);
     for (const call of state.calls ?? []) this.addCall(call);
   }

@@ -21,7 +21,8 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new RuntimeError('port_in_use', `port ${port} is already in use`, 'pick another with --port, or --port 0 for a free one');
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new RuntimeError('bad_host', `cannot bind to ${String(opts.host)}`, 'use 127.0.0.1 or ::1');
-    if (err instanceof SyntaxError) throw new RuntimeError('bad_data', `--data ${String(opts.data)} is not a sandbox state file: ${err.message}`, 'remove it or point --data elsewhere');
+    // JSON.parse quotes the file's text in its message, newlines included: keep the error one line.
+    if (err instanceof SyntaxError) throw new RuntimeError('bad_data', `--data ${String(opts.data)} is not a sandbox state file: ${err.message.replace(/\s+/g, ' ')}`, 'remove it or point --data elsewhere');
     throw err;
   }
   const info = { baseUrl: sandbox.baseUrl, secretKey: sandbox.secretKey, readOnlyKey: sandbox.readOnlyKey, widgetKey: sandbox.widgetKey };
