@@ -90,17 +90,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       });
     });
 
+  // A new outage replaces the one under way (drop after refuse listens again; refuse after drop
+  // stops dropping), and its end always leaves the sandbox listening and serving.
+  const relisten = () => {
+    if (!closed && !server.listening) void listen(port).catch(() => undefined);
+  };
   function outage(ms: number, mode: 'refuse' | 'drop' = 'refuse'): void {
     if (closed) return;
-    if (outageTimer) clearTimeout(outageTimer);
+    clearTimeout(outageTimer);
     for (const s of sockets) s.destroy();
-    if (mode === 'drop') {
-      dropping = true;
-      outageTimer = setTimeout(() => (dropping = false), ms);
-    } else {
-      if (server.listening) server.close();
-      outageTimer = setTimeout(() => void listen(port).catch(() => undefined), ms);
-    }
+    dropping = mode === 'drop';
+    if (dropping) relisten();
+    else if (server.listening) server.close();
+    outageTimer = setTimeout(() => {
+      dropping = false;
+      relisten();
+    }, ms);
   }
 
   server.on(
@@ -126,7 +131,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     async close() {
       if (closed) return;
       closed = true;
-      if (outageTimer) clearTimeout(outageTimer);
+      clearTimeout(outageTimer);
       try {
         if (opts.dataFile) {
           writeFileSync(`${opts.dataFile}.tmp`, JSON.stringify(store.snapshot()));

@@ -136,3 +136,18 @@ test('--seed: the same calls and contacts every time, E.164 phones, one recordin
   const rec = await call(a, 'GET', `/calls/${a.calls()[0]!.id}/recording`);
   assert.deepEqual(Object.keys(rec.body).sort(), ['callId', 'durationSec', 'url']);
 });
+
+test('outage: a new outage replaces the one under way, and its end serves again', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  sb.outage(60_000, 'refuse');
+  sb.outage(200, 'drop');
+  await assert.rejects(call(sb, 'GET', '/contacts'), (err: any) => err.code !== 'ECONNREFUSED', 'accepted, then dropped');
+  await sleep(300);
+  assert.equal((await call(sb, 'GET', '/contacts')).status, 200);
+  sb.outage(60_000, 'drop');
+  sb.outage(200, 'refuse');
+  await assert.rejects(call(sb, 'GET', '/contacts'), (err: any) => err.code === 'ECONNREFUSED');
+  await sleep(300);
+  assert.equal((await call(sb, 'GET', '/contacts')).status, 200);
+});
