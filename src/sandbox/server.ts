@@ -1,8 +1,8 @@
 /**
  * The sandbox's request pipeline, the same for both surfaces: the body limit, then the surface's
  * key (REST: a secret key by bearer, with scopes; the public callback: the widget key by
- * X-Widget-Key — neither takes the other's), then the key's token bucket, then the route, its
- * scope and the JSON body, then the fault mix, then the endpoint. Also the `/_sandbox/` controls
+ * X-Widget-Key — neither takes the other's), then the key's token bucket, then the fault mix,
+ * then the endpoint (route, scope, JSON body, the change). Also the `/_sandbox/` controls
  * (stats, outage) that benchmarks use when the sandbox runs as its own process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -131,26 +131,27 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
       return send(res, failure(429, 'rate_limited', 'too many requests: slow down'), headers);
     }
 
-    if (!r) return send(res, failure(404, 'not_found', `no such endpoint ${method} ${path}`), headers);
-    if (r.scope && !caller.scopes.has(r.scope)) return send(res, failure(403, 'forbidden', `this key lacks the scope ${r.scope}`), headers);
-
-    let body: unknown;
-    if (raw.length > 0) {
-      const type = String(req.headers['content-type'] ?? '');
-      if (!/^application\/json\b/i.test(type)) return send(res, failure(415, 'unsupported_media_type', 'send the body as Content-Type: application/json'), headers);
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return send(res, failure(400, 'malformed_json', 'the body is not valid JSON'), headers);
+    // Everything after the gate is the endpoint's: route, scope, body, then the change itself.
+    const answer = (): Answer => {
+      if (!r) return failure(404, 'not_found', `no such endpoint ${method} ${path}`);
+      if (r.scope && !caller.scopes.has(r.scope)) return failure(403, 'forbidden', `this key lacks the scope ${r.scope}`);
+      let body: unknown;
+      if (raw.length > 0) {
+        if (!/^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) return failure(415, 'unsupported_media_type', 'send the body as Content-Type: application/json');
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return failure(400, 'malformed_json', 'the body is not valid JSON');
+        }
       }
-    }
+      return r.handle({ method, segments, query: url.searchParams, body });
+    };
 
-    const apply = () => r.handle({ method, segments, query: url.searchParams, body });
     const fault = o.faults.next();
-    if (!fault) return send(res, apply(), headers);
+    if (!fault) return send(res, answer(), headers);
     o.stats.faults += 1;
     // On a write, a fault may strike after the change was made: the client cannot tell.
-    const applied: Answer | undefined = r.write && fault.afterApply ? apply() : undefined;
+    const applied = r?.write && fault.afterApply ? answer() : undefined;
     switch (fault.kind) {
       case 'error500':
         return send(res, failure(500, 'internal', 'simulated server error'), headers);
@@ -160,7 +161,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
         req.socket.destroy();
         return;
       case 'delay':
-        setTimeout(() => send(res, applied ?? apply(), headers), o.faultDelayMs).unref();
+        setTimeout(() => send(res, applied ?? answer(), headers), o.faultDelayMs).unref();
         return;
     }
   }
