@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FaultPlan } from './faults.js';
-import { TokenBuckets } from './ratelimit.js';
+import { RateLimit, type HeaderStyle, type LimiterShape } from './ratelimit.js';
 import { pipeline, type Keys, type SandboxStats } from './server.js';
 import { type Call, type Contact, seedStore, Store, type StoredState } from './store.js';
 
@@ -30,8 +30,19 @@ export interface SandboxOptions {
   seed?: number;
   /** Load state from this file at start (if it exists), save it at close. */
   dataFile?: string;
-  /** Send RateLimit-* headers (default true); false models a service that publishes nothing. */
-  rateLimitHeaders?: boolean;
+  /** The limiter's shape (default `bucket`). */
+  limiter?: LimiterShape;
+  /** Window length for `window` and `sliding` (ms, default 1000). */
+  windowMs?: number;
+  /** `concurrency`: most requests being answered at once. */
+  maxInflight?: number;
+  /** Every admitted request takes this long to answer (ms). */
+  latencyMs?: number;
+  /**
+   * The rate-limit headers answers carry (default `draft6`); `none` (or false) models a service
+   * that says nothing but 429 + Retry-After.
+   */
+  rateLimitHeaders?: HeaderStyle | boolean;
   random?: () => number;
   keys?: Partial<Keys>;
 }
@@ -49,6 +60,19 @@ export interface Sandbox {
   /** For `ms`, refuse every connection (listener closed) or accept and drop each one. */
   outage(ms: number, mode?: 'refuse' | 'drop'): void;
   close(): Promise<void>;
+}
+
+function rateLimitOf(opts: SandboxOptions, rate: number): RateLimit {
+  const style = opts.rateLimitHeaders;
+  const headers: HeaderStyle = style === false ? 'none' : style === true || style === undefined ? 'draft6' : style;
+  return new RateLimit({
+    shape: opts.limiter ?? 'bucket',
+    rate,
+    ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
+    ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
+    ...(opts.maxInflight !== undefined ? { maxInflight: opts.maxInflight } : {}),
+    headers,
+  });
 }
 
 const key = (prefix: string) => `${prefix}${randomBytes(18).toString('hex')}`;
@@ -110,7 +134,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   server.on(
     'request',
-    pipeline({ store, keys, buckets: new TokenBuckets(rate, opts.burst ?? Math.max(1, Math.round(rate)), opts.rateLimitHeaders !== false), faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
+    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
   );
   await listen(opts.port ?? 4010);
   const port = (server.address() as AddressInfo).port;

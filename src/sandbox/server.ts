@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Answer, failure, MAX_BODY_BYTES, readBody, send } from './http.js';
 import type { FaultPlan } from './faults.js';
-import type { TokenBuckets } from './ratelimit.js';
+import type { RateLimit } from './ratelimit.js';
 import { callbackRoute, route, type Route, type Scope } from './routes.js';
 import type { Store } from './store.js';
 
@@ -32,7 +32,9 @@ export interface SandboxStats {
 export interface PipelineOptions {
   store: Store;
   keys: Keys;
-  buckets: TokenBuckets;
+  limit: RateLimit;
+  /** Every admitted request takes this long to answer (ms). */
+  latencyMs: number;
   faults: FaultPlan;
   faultDelayMs: number;
   stats: SandboxStats;
@@ -124,12 +126,18 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
     const caller = isCallback ? widgetCaller(req) : restCaller(req);
     if ('refused' in caller) return send(res, failure(401, 'unauthorized', caller.refused));
 
-    const verdict = o.buckets.take(caller.key);
+    const verdict = o.limit.admit(caller.key);
     const headers = verdict.headers;
     if (!verdict.allowed) {
       o.stats.throttled += 1;
       return send(res, failure(429, 'rate_limited', 'too many requests: slow down'), headers);
     }
+    // A concurrency cap counts the request until its answer is out (or the client is gone).
+    if (verdict.release) {
+      res.once('close', verdict.release);
+      res.once('finish', verdict.release);
+    }
+    if (o.latencyMs > 0) await new Promise((done) => setTimeout(done, o.latencyMs));
 
     // Everything after the gate is the endpoint's: route, scope, body, then the change itself.
     const answer = (): Answer => {

@@ -12,6 +12,11 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
       host: opts.host as string,
       rateLimit: opts.rateLimit as number,
       ...(opts.burst !== undefined ? { burst: opts.burst as number } : {}),
+      limiter: opts.limiter as 'bucket',
+      windowMs: opts.window as number,
+      maxInflight: opts.maxInflight as number,
+      latencyMs: opts.latency as number,
+      rateLimitHeaders: opts.ratelimitHeaders as 'none',
       faults: opts.faults as number,
       faultDelayMs: opts.faultDelay as number,
       seed: opts.seed as number,
@@ -35,7 +40,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
         `  secret key     ${info.secretKey}`,
         `  read-only key  ${info.readOnlyKey}`,
         `  widget key     ${info.widgetKey}`,
-        `  rate limit     ${opts.rateLimit === 0 ? 'off' : `${String(opts.rateLimit)}/s, burst ${String(opts.burst ?? opts.rateLimit)}`}${opts.faults ? `, faults ${String(opts.faults)}` : ''}`,
+        `  rate limit     ${describeLimit(opts)}${opts.faults ? `, faults ${String(opts.faults)}` : ''}`,
         '',
         `  export CALLCTL_BASE_URL=${info.baseUrl} CALLCTL_API_KEY=${info.secretKey}`,
         '  (Ctrl-C stops it)',
@@ -50,4 +55,18 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
   await sandbox.close();
   ctx.log.info('sandbox stopped');
   return 0;
+}
+
+function describeLimit(opts: Record<string, unknown>): string {
+  const headers = `headers ${String(opts.ratelimitHeaders)}`;
+  const latency = opts.latency ? `, latency ${String(opts.latency)} ms` : '';
+  switch (opts.limiter) {
+    case 'concurrency':
+      return `at most ${String(opts.maxInflight)} in flight, ${headers}${latency}`;
+    case 'window':
+    case 'sliding':
+      return `${opts.limiter === 'window' ? 'fixed' : 'sliding'} window of ${String(opts.window)} ms at ${String(opts.rateLimit)}/s, ${headers}${latency}`;
+    default:
+      return opts.rateLimit === 0 ? `off${latency}` : `${String(opts.rateLimit)}/s, burst ${String(opts.burst ?? opts.rateLimit)}, ${headers}${latency}`;
+  }
 }
