@@ -1,24 +1,13 @@
 /**
- * The one limiter every request of the process passes: bottleneck holds the concurrency and the
- * spacing (minTime); the Pacer decides the pace from the answers; a gate mirrors the server's
- * quota (credits regained at the measured refill) and holds everything during a 429 pause, letting
- * requests out again one pace-gap apart, so the end of a pause is not a stampede.
- *
- * The quota is not bottleneck's reservoir: in 2.19.5 any updateSettings() after the heartbeat
- * started clears it (`_startHeartbeat` takes its else branch), so a reservoir that is updated live
- * stops refilling for good — the limiter stalled on the first 429 in testing.
+ * The one limiter every request of the process passes: bottleneck holds the requests in flight
+ * (--concurrency, narrowed when the pacer finds a concurrency cap); the gate (gate.ts, pure)
+ * decides when each may start — the pace, the server's quota, a 429 pause. With a budget shared
+ * through Redis, bottleneck's cluster holds the spacing and the pause for every process.
  */
 import Bottleneck from 'bottleneck';
-import type { Observation, PaceSettings } from './pacer.js';
-import { Pacer } from './pacer.js';
-import type { RateLimitInfo } from './ratelimit-headers.js';
+import { PaceGate, type Answer, type Ticket } from './gate.js';
 
-/** What the limiter needs to know of an answer. */
-export interface Answer {
-  status: number;
-  rateLimit?: RateLimitInfo | undefined;
-  retryAfterMs?: number | undefined;
-}
+export type { Answer } from './gate.js';
 
 export interface LimiterOptions {
   concurrency: number;
@@ -43,21 +32,15 @@ export interface LimiterStats {
   pace: number;
 }
 
-/** Longest single wait for a credit: the refill estimate may change meanwhile. */
-const CREDIT_WAIT_MAX_MS = 250;
-
 export class RequestLimiter {
   private readonly bottleneck: Bottleneck;
-  private readonly pacer: Pacer;
-  private applied: PaceSettings | undefined;
-  private inflight = 0;
-  private nextRelease = 0;
+  private readonly gate: PaceGate;
   private requests = 0;
+  /** Requests waiting in the gate (for a slot, a credit or the end of a pause). */
+  private waiting = 0;
+  private windowApplied = Infinity;
+  private minTimeApplied: number | undefined;
   private resumeTimer: NodeJS.Timeout | undefined;
-  /** The server's quota as we mirror it (header regime): credits now, as of `creditsAt`. */
-  private credits: number | null = null;
-  private creditsAt = 0;
-  private creditsSentAt = -Infinity;
 
   private cluster: Bottleneck | undefined;
   /** Jobs waiting for the shared limiter, each able to run here instead if Redis goes away. */
@@ -67,35 +50,57 @@ export class RequestLimiter {
     this.cluster = opts.cluster;
     // A connection that drops may fail no call at all: the client's error is the signal.
     this.cluster?.on('error', (err: unknown) => this.loseCluster(err));
-    this.pacer = new Pacer({ ceiling: opts.rate, shared: opts.cluster !== undefined });
-    this.bottleneck = new Bottleneck({
-      maxConcurrent: opts.concurrency,
-      minTime: 0,
-    });
+    this.gate = new PaceGate({ ceiling: opts.rate, shared: opts.cluster !== undefined });
+    this.bottleneck = new Bottleneck({ maxConcurrent: opts.concurrency, minTime: 0 });
     yieldWithoutTimers(this.bottleneck);
-    this.apply();
+    this.applyShared();
   }
 
   /** Runs `send` when the pace allows and feeds its answer back into the pace. */
   async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
-    const queuedAt = this.opts.now();
     const job = async (): Promise<T> => {
-      await this.gate(queuedAt);
-      const sentAt = this.opts.now();
-      this.inflight += 1;
+      const ticket = await this.admit();
       this.requests += 1;
       try {
         const answer = await send();
-        this.observe(answer, sentAt);
+        this.finish(ticket, answer);
         return answer;
       } catch (err) {
-        this.observe({ status: 0 }, sentAt);
+        this.finish(ticket, { status: 0 });
         throw err;
-      } finally {
-        this.inflight -= 1;
       }
     };
     return this.bottleneck.schedule(() => (this.cluster ? this.throughCluster(this.cluster, job) : job()));
+  }
+
+  /** Waits until the gate lets this request start. */
+  private async admit(): Promise<Ticket> {
+    // Bounded: every round either starts the request or sleeps until the gate's next moment.
+    for (let round = 0; round < 1_000_000; round++) {
+      const now = this.opts.now();
+      // The pace is the bottleneck when requests wait for it: others queued or held in the gate.
+      const busy = (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0;
+      const verdict = this.gate.start(now, busy);
+      if ('ticket' in verdict) return verdict.ticket;
+      this.waiting += 1;
+      try {
+        await this.opts.sleep(Math.max(0, verdict.retryAt - now));
+      } finally {
+        this.waiting -= 1;
+      }
+    }
+    throw new Error('the rate limiter never let the request start');
+  }
+
+  private finish(ticket: Ticket, answer: Answer): void {
+    const pauseMs = this.gate.finish(ticket, answer, this.opts.now());
+    if (pauseMs > 0) this.pause(pauseMs);
+    const window = Math.max(1, Math.min(this.opts.concurrency, this.gate.pacer.window));
+    if (window !== this.windowApplied && !(window === this.opts.concurrency && this.windowApplied === Infinity)) {
+      this.windowApplied = window;
+      void this.bottleneck.updateSettings({ maxConcurrent: window });
+    }
+    this.applyShared();
   }
 
   /**
@@ -137,8 +142,6 @@ export class RequestLimiter {
     this.cluster = undefined;
     this.opts.onSharedLost?.(err);
     void lost.disconnect(false).catch(() => undefined);
-    this.applied = undefined;
-    this.apply(true);
     for (const runHere of [...this.waitingOnCluster]) runHere();
   }
 
@@ -149,9 +152,9 @@ export class RequestLimiter {
 
 
   stats(): LimiterStats {
-    const s = this.pacer.settings();
+    const s = this.gate.pacer.settings();
     const pace = s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
-    return { requests: this.requests, throttled: this.pacer.throttled, pace };
+    return { requests: this.requests, throttled: this.gate.pacer.throttled, pace };
   }
 
   /** Stops timers; pending jobs are dropped. */
@@ -161,105 +164,29 @@ export class RequestLimiter {
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 
-  /** Holds a request while the limiter is paused, then releases waiting requests a gap apart. */
-  private async gate(queuedAt: number): Promise<void> {
-    // The pace is the bottleneck when requests wait for it: others queued, or this one held back
-    // by the spacing (one request at a time, like paging, waits too).
-    const now0 = this.opts.now();
-    const counts = this.bottleneck.counts();
-    if ((counts.QUEUED ?? 0) > 0 || now0 - queuedAt > 1) this.pacer.onBusy(now0);
-    else this.pacer.onIdle();
-    this.apply();
-
-    // Bounded: each round waits for a pause that began while this request was waiting.
-    for (let round = 0; round < 1_000; round++) {
-      const now = this.opts.now();
-      const resumeAt = this.pacer.resumeAt;
-      if (resumeAt <= now && this.nextRelease <= now) break;
-      const s = this.pacer.settings();
-      // Following the server's quota, credits space the requests; otherwise the pace does.
-      const gap = s.credits === null ? s.minTimeMs : 0;
-      const releaseAt = Math.max(resumeAt, this.nextRelease, now);
-      this.nextRelease = releaseAt + gap;
-      if (releaseAt > now) await this.opts.sleep(releaseAt - now);
-      // A 429 that arrived while we slept starts a new pause: this slot is void, wait again.
-      if (this.pacer.resumeAt <= releaseAt) break;
-    }
-    await this.takeCredit();
-  }
-
-  /** Header regime: waits until the mirrored quota holds a credit, and spends it. */
-  private async takeCredit(): Promise<void> {
-    for (let round = 0; round < 10_000; round++) {
-      if (this.credits === null) return;
-      const now = this.opts.now();
-      const s = this.pacer.settings();
-      const capacity = s.capacity ?? Infinity;
-      this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
-      this.creditsAt = now;
-      if (this.credits >= 1 && this.pacer.resumeAt <= now) {
-        this.credits -= 1;
-        return;
-      }
-      const untilCredit = s.refillPerSec > 0 ? ((1 - this.credits) / s.refillPerSec) * 1000 : CREDIT_WAIT_MAX_MS;
-      const untilResume = this.pacer.resumeAt - now;
-      await this.opts.sleep(Math.max(5, Math.min(CREDIT_WAIT_MAX_MS, Math.max(untilCredit, untilResume))));
-    }
-  }
-
-  private observe(answer: Answer, sentAt: number): void {
-    const obs: Observation = {
-      at: this.opts.now(),
-      sentAt,
-      status: answer.status,
-      rateLimit: answer.rateLimit,
-      retryAfterMs: answer.retryAfterMs,
-      inflightOthers: this.inflight - 1,
-    };
-    const pauseMs = this.pacer.observe(obs);
-    if (pauseMs > 0) this.pause(pauseMs);
-    // The server's count of what remains always replaces our mirror.
-    const credits = this.pacer.settings().credits;
-    if (credits !== null && sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
-      this.creditsSentAt = sentAt;
-      this.credits = credits;
-      this.creditsAt = this.opts.now();
-    }
-    this.apply();
-  }
-
-  /** No new request starts until the pause is over — bottleneck's reservoir is shut meanwhile. */
+  /** Told of a pause; with a shared budget, every process stops until it ends. */
   private pause(ms: number): void {
     this.opts.onPause?.(ms);
-    void this.bottleneck.updateSettings({ reservoir: 0 });
-    // Shared budget: every process stops, not only this one.
-    if (this.cluster) this.onCluster(this.cluster.updateSettings({ reservoir: 0 }));
-    this.applied = undefined;
+    if (!this.cluster) return;
+    this.onCluster(this.cluster.updateSettings({ reservoir: 0 }));
+    this.minTimeApplied = undefined;
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
-    const wait = Math.max(0, this.pacer.resumeAt - this.opts.now());
+    const wait = Math.max(0, this.gate.pacer.resumeAt - this.opts.now());
     this.resumeTimer = setTimeout(() => {
       this.resumeTimer = undefined;
-      this.apply(true);
+      this.applyShared(true);
     }, wait);
   }
 
-  /** Pushes the pacer's spacing into bottleneck when it changed enough to matter. */
-  private apply(force = false): void {
-    if (this.resumeTimer) return; // paused: the reservoir stays shut until the timer fires
-    const next = this.pacer.settings();
-    const prev = this.applied;
-    if (!force && prev && similar(prev, next)) return;
-    this.applied = next;
-    if (this.cluster) {
-      // The spacing lives in Redis: all processes together keep to it. Locally only concurrency.
-      this.onCluster(this.cluster.updateSettings({ minTime: Math.round(next.minTimeMs), reservoir: null }));
-      void this.bottleneck.updateSettings({ minTime: 0, reservoir: null });
-      return;
-    }
-    void this.bottleneck.updateSettings({ minTime: Math.round(next.minTimeMs), reservoir: null });
+  /** Shared budget: the spacing lives in Redis, so all processes together keep to it. */
+  private applyShared(force = false): void {
+    if (!this.cluster || this.resumeTimer) return;
+    const minTime = Math.round(this.gate.pacer.settings().minTimeMs);
+    if (!force && this.minTimeApplied !== undefined && aboutEqual(minTime, this.minTimeApplied)) return;
+    this.minTimeApplied = minTime;
+    this.onCluster(this.cluster.updateSettings({ minTime, reservoir: null }));
   }
 }
-
 /**
  * bottleneck's local store yields to the event loop with `setTimeout(0)` before every one of its
  * operations — at least a millisecond each in Node, several per job, one job at a time: it capped
@@ -274,10 +201,7 @@ function yieldWithoutTimers(limiter: Bottleneck): void {
   }
 }
 
-function close(a: number, b: number): boolean {
+/** Within 2 %: not worth a round trip to Redis. */
+function aboutEqual(a: number, b: number): boolean {
   return a === b || Math.abs(a - b) <= 0.02 * Math.max(Math.abs(a), Math.abs(b));
-}
-
-function similar(a: PaceSettings, b: PaceSettings): boolean {
-  return close(a.minTimeMs, b.minTimeMs);
 }

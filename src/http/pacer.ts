@@ -7,12 +7,12 @@
  *   credits = what it says remains (minus what we have in flight), regained at the refill rate we
  *   measure from successive answers. Under-estimating the refill costs little — unused tokens pile
  *   up on the server and the next answer reports them — so the estimate is kept on the low side.
- * - No headers (AIMD): start moderately, double while busy until the first 429 (slow start), then
- *   measure the rate the server admits while we keep it saturated, sit just under it, and probe
- *   upwards slowly; each new 429 multiplies the pace down.
+ * - No headers: blind-pace.ts learns the limit from the 429s alone (rate, burst, and a window of
+ *   requests in flight for a concurrency cap).
  * - A fixed ceiling (--rate) caps both.
  * A 429 always pauses the whole limiter for Retry-After (or an exponential back-off with jitter).
  */
+import { BlindPace } from './blind-pace.js';
 import type { RateLimitInfo } from './ratelimit-headers.js';
 
 /** What the limiter applies. */
@@ -39,6 +39,8 @@ export interface Observation {
   retryAfterMs?: number | undefined;
   /** Requests still in flight besides this one. */
   inflightOthers: number;
+  /** Requests in flight besides this one when it was sent. */
+  inflightAtSend?: number;
 }
 
 export interface PacerOptions {
@@ -56,22 +58,11 @@ export interface PacerOptions {
   shared?: boolean;
 }
 
-const INITIAL_RATE = 10;
-const MIN_RATE = 0.2;
-/** Slow start doubles the pace this often while the limiter is busy. */
-const SLOW_START_DOUBLING_MS = 50;
-/** After a 429 the pace drops to this share of the admitted rate… */
-const UNDER_ADMITTED = 0.97;
-/** …or of the pace that met it, whichever is lower. */
+/** After a 429 in the header regime, the refill estimate drops to this share. */
 const DECREASE = 0.85;
-/** Probing upwards: this share of the pace per second, at least PROBE_FLOOR req/s. */
-const PROBE_PER_SEC = 0.02;
-const PROBE_FLOOR = 0.2;
 /** Exponential back-off for a 429 without Retry-After. */
-const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 30_000;
-/** The admitted rate is measured over at least this long. */
-const REFILL_WINDOW_MS = 1_000;
 /** Refill measurements fade with this time constant… */
 const REFILL_MEMORY_MS = 3_000;
 /** …and count once they span this much time between answers. */
@@ -89,16 +80,10 @@ export class Pacer {
   private readonly ceiling: number | undefined;
   private readonly random: () => number;
 
-  // AIMD regime
-  private rate: number;
-  private slowStart = true;
-  private lastGrowthAt: number | undefined;
+  /** The regime without headers. */
+  private readonly blind: BlindPace;
   private pausedUntil = 0;
   private consecutive429 = 0;
-  /** Successes counted since the last 429, and when that 429 came: the admitted rate. */
-  private admittedSince: number | undefined;
-  private admittedCount = 0;
-  private admittedRate: number | undefined;
 
   // Header regime
   private headerMode = false;
@@ -121,15 +106,23 @@ export class Pacer {
     this.ceiling = opts.ceiling;
     this.shared = opts.shared === true;
     this.random = opts.random ?? Math.random;
-    // With --rate the operator has said how fast; start there and only ever go slower.
-    this.rate = this.ceiling ?? opts.initialRate ?? INITIAL_RATE;
-    this.slowStart = this.ceiling === undefined;
+    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate }, this.random);
   }
 
   /** The pace in requests per second the limiter is held to now (for progress and stats). */
   get pace(): number {
     if (this.headerMode) return Math.min(this.refill, this.ceiling ?? Infinity);
-    return this.rate;
+    return this.blind.rate;
+  }
+
+  /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
+  get window(): number {
+    return this.headerMode ? Infinity : this.blind.window;
+  }
+
+  /** A request goes out now. */
+  onSend(now: number): void {
+    if (!this.headerMode) this.blind.onSend(now);
   }
 
   /** What the limiter should apply now. */
@@ -141,7 +134,7 @@ export class Pacer {
     if (this.headerMode) {
       return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity };
     }
-    return { minTimeMs: Math.max(ceilingGap, 1000 / this.rate), credits: null, refillPerSec: 0, capacity: null };
+    return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null };
   }
 
   /**
@@ -149,34 +142,31 @@ export class Pacer {
    * a slow probe) only while the limiter is the bottleneck, as TCP grows its window only when full.
    */
   onBusy(now: number): void {
-    if (this.headerMode || this.rate >= (this.ceiling ?? Infinity)) return;
-    if (now < this.pausedUntil) return;
-    const last = this.lastGrowthAt ?? now;
-    this.lastGrowthAt = now;
-    const dt = Math.min(now - last, 1000);
-    if (dt <= 0) return;
-    if (this.slowStart) {
-      this.rate *= 2 ** (dt / SLOW_START_DOUBLING_MS);
-    } else {
-      this.rate += Math.max(PROBE_FLOOR, this.rate * PROBE_PER_SEC) * (dt / 1000);
-    }
-    this.rate = Math.min(this.rate, this.ceiling ?? Infinity);
+    if (!this.headerMode) this.blind.onBusy(now);
   }
 
   /** Called when the limiter has nothing waiting: growth restarts from the next busy moment. */
   onIdle(): void {
-    this.lastGrowthAt = undefined;
+    this.blind.onIdle();
   }
 
   /** Feeds one answer; returns how long the whole limiter must pause (0 for none). */
   observe(o: Observation): number {
     const rl = o.rateLimit;
-    if (rl?.remaining !== undefined) this.observeQuota(o, rl);
-    if (o.status === 429) return this.on429(o);
-    if (o.status !== 0) {
-      this.consecutive429 = 0;
-      if (this.admittedSince !== undefined) this.admittedCount += 1;
+    // A quota of one (a bucket of one, `remaining` always 0) reveals nothing of its refill but our
+    // own pace, unless a policy states it: such a server is paced as one that says nothing.
+    const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 1;
+    if (rl?.remaining !== undefined && tellsRefill) this.observeQuota(o, rl);
+    if (!this.headerMode) {
+      const wait = this.blind.observe({ at: o.at, sentAt: o.sentAt, status: o.status, retryAfterMs: o.retryAfterMs, inflightAtSend: o.inflightAtSend ?? 0 });
+      if (o.status === 429) {
+        this.throttled += 1;
+        this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
+      }
+      return wait;
     }
+    if (o.status === 429) return this.on429(o);
+    if (o.status !== 0) this.consecutive429 = 0;
     return 0;
   }
 
@@ -250,29 +240,11 @@ export class Pacer {
     this.consecutive429 += 1;
     const wait = o.retryAfterMs ?? this.backoff();
     if (!echo) {
-      if (this.headerMode) {
-        this.credits = 0;
-        this.refill *= DECREASE;
-      } else {
-        this.decrease(o.at);
-      }
+      this.credits = 0;
+      this.refill *= DECREASE;
     }
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     return wait;
-  }
-
-  private decrease(now: number): void {
-    if (this.admittedSince !== undefined && now - this.admittedSince >= REFILL_WINDOW_MS) {
-      const measured = (this.admittedCount / (now - this.admittedSince)) * 1000;
-      this.admittedRate = this.admittedRate === undefined ? measured : 0.5 * this.admittedRate + 0.5 * measured;
-    }
-    const fromPace = this.rate * (this.slowStart ? 0.5 : DECREASE);
-    const fromAdmitted = this.admittedRate !== undefined ? this.admittedRate * UNDER_ADMITTED : Infinity;
-    this.rate = Math.max(MIN_RATE, Math.min(fromPace, fromAdmitted));
-    this.slowStart = false;
-    this.admittedSince = now;
-    this.admittedCount = 0;
-    this.lastGrowthAt = undefined;
   }
 
   private backoff(): number {

@@ -1,0 +1,216 @@
+/**
+ * The pace when the server publishes nothing about its limit but `429` + `Retry-After` — the
+ * likeliest real case (docs/api.md: the limit's values and headers are unknown). Pure: given the
+ * time and the answers, it decides a rate, a burst to spend after a pause, and a cap on requests
+ * in flight; test/http/pace-sim.test.ts drives it against every limiter shape on a virtual clock.
+ *
+ * What a 429 teaches. Sending is split into spans: from the start (or the end of a pause) to the
+ * request that met the next 429. Each 429 costs a whole second or more (Retry-After is honoured,
+ * never cut short), so the design spends as few as it can:
+ * - slow start doubles the pace until the first 429; that pace is above the limit (a bucket only
+ *   drains while it is), by up to a few doublings with a large burst — the next span starts at half;
+ * - a short span (under two seconds) was mostly what the pause refilled and says little of the
+ *   rate, except that the pace that met it was too fast: the next pace lies between what the last
+ *   cycle of span and pause achieved and that pace;
+ * - a long span drained only the little a pause refills: its admitted rate is the limit's. The pace
+ *   then holds just under it and probes up slowly enough that the next 429 is rare.
+ * Measured per limiter shape in BENCHMARKS.md, beside the simulation's figures.
+ *
+ * A concurrency cap is a limit too: a 429 that came while more requests were in flight than any
+ * admitted one ever had, at a rate no higher than was admitted before, shrinks the window of
+ * requests in flight (to what was admitted) instead of the rate; it grows back by one after a
+ * quiet stretch, as TCP grows its window.
+ */
+
+export interface BlindAnswer {
+  /** When the answer arrived, and when its request was sent (ms). */
+  at: number;
+  sentAt: number;
+  status: number;
+  retryAfterMs?: number | undefined;
+  /** Other requests in flight when this one was sent. */
+  inflightAtSend: number;
+}
+
+interface Span {
+  /** The pause before it (Infinity for the first: the limit was whole). */
+  pauseMs: number;
+  /** How long it lasted and how many of its requests were admitted. */
+  T: number;
+  A: number;
+}
+
+const INITIAL_RATE = 10;
+const MIN_RATE = 0.1;
+/** Slow start doubles the pace this often while requests wait for it. */
+const DOUBLING_MS = 100;
+/** After the first 429 (one span: only bounds), sit at this share of the span's upper bound. */
+const FIRST_SHARE = 0.5;
+/** …after a short span, with nothing better known. */
+const SHORT_SHARE = 0.85;
+/** A span this long drained little of what the pause refilled: its admitted rate is the limit's. */
+const LONG_SPAN_MS = 2000;
+/** Until solved, probe up this share of the pace per second… */
+const PROBE_UNSOLVED = 0.1;
+/** …once solved, hold at this share of the solved rate and probe this slowly. */
+const HOLD = 0.985;
+const PROBE_SOLVED = 0.001;
+/** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
+const WINDOW_GROW_MS = 60_000;
+/** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
+
+export class BlindPace {
+  /** Requests per second the spacing keeps to. */
+  rate: number;
+  /** Most requests in flight (Infinity: only --concurrency binds). */
+  window = Infinity;
+  private slowStart: boolean;
+  private lastGrowthAt: number | undefined;
+  private readonly ceiling: number;
+
+  private spanStart: number | undefined;
+  private spanAdmitted = 0;
+  private spanMaxInflight = 0;
+  private lastPauseMs = Infinity;
+  private readonly spans: Span[] = [];
+  /** The rate measured over a long span (undefined until then). */
+  private solvedRate: number | undefined;
+  /** The 429 before the next span starts is an echo of the same congestion. */
+  private pausedUntil = -Infinity;
+  private consecutive429 = 0;
+  private lastWindowCutAt = -Infinity;
+  /** The best rate a cycle of span and pause achieved before the rate was solved. */
+  private floor = 0;
+
+  constructor(
+    opts: { ceiling?: number | undefined; initialRate?: number | undefined },
+    private readonly random: () => number,
+  ) {
+    this.ceiling = opts.ceiling ?? Infinity;
+    this.rate = Math.min(this.ceiling, opts.initialRate ?? INITIAL_RATE);
+    // With --rate the operator has said how fast: start there and only ever go slower.
+    this.slowStart = opts.ceiling === undefined;
+    if (opts.ceiling !== undefined) this.rate = opts.ceiling;
+  }
+
+  /** A request goes out now. */
+  onSend(now: number): void {
+    if (this.spanStart === undefined || this.spanStart < this.pausedUntil) {
+      this.spanStart = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
+      this.spanAdmitted = 0;
+      this.spanMaxInflight = 0;
+    }
+  }
+
+  /** Requests are waiting for the pace: grow it (slow start, then a probe). */
+  onBusy(now: number): void {
+    if (now < this.pausedUntil || this.rate >= this.ceiling) return;
+    const last = this.lastGrowthAt ?? now;
+    this.lastGrowthAt = now;
+    const dt = Math.min(now - last, 1000);
+    if (dt <= 0) return;
+    if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
+    else {
+      const probe = this.solvedRate !== undefined ? PROBE_SOLVED * this.solvedRate : PROBE_UNSOLVED * this.rate;
+      this.rate += probe * (dt / 1000);
+    }
+    this.rate = Math.min(this.rate, this.ceiling);
+    if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > WINDOW_GROW_MS) {
+      this.window += 1;
+      this.lastWindowCutAt = now;
+    }
+  }
+
+  /** Nothing waits: growth restarts from the next busy moment. */
+  onIdle(): void {
+    this.lastGrowthAt = undefined;
+  }
+
+  /** Feeds one answer (status 0: transport failure); returns the pause it calls for (ms). */
+  observe(o: BlindAnswer): number {
+    if (o.status === 0) return 0;
+    if (o.status !== 429) {
+      this.consecutive429 = 0;
+      if (this.spanStart !== undefined && o.sentAt >= this.spanStart) {
+        this.spanAdmitted += 1;
+        this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);
+      }
+      return 0;
+    }
+    this.consecutive429 += 1;
+    const wait = o.retryAfterMs ?? this.backoff();
+    // Requests sent before the last pause ended meet the same congestion: no new lesson.
+    if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) this.learn(o);
+    this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
+    this.lastPauseMs = wait;
+    this.lastGrowthAt = undefined;
+    return wait;
+  }
+
+  private learn(o: BlindAnswer): void {
+    const T = Math.max(1, o.sentAt - (this.spanStart as number));
+    const A = this.spanAdmitted;
+    const span: Span = { pauseMs: this.lastPauseMs, T, A };
+    const rateBefore = (A / T) * 1000;
+
+    // More in flight than any admitted request had, at a rate no higher than was admitted: the
+    // limit is on concurrency.
+    if (o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > this.spanMaxInflight + 1 && !this.slowStartRateLimited(rateBefore)) {
+      this.window = this.spanMaxInflight + 1;
+      this.lastWindowCutAt = o.at;
+      this.slowStart = false;
+      this.rate = Math.min(this.ceiling, Math.max(this.rate, rateBefore * 1.5));
+      return;
+    }
+    this.spans.push(span);
+    if (this.spans.length > 4) this.spans.shift();
+    this.slowStart = false;
+    const estimate = this.estimate(this.rate);
+    this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, estimate));
+  }
+
+  /**
+   * In slow start the pace is far above the rate: a 429 there is the rate's, whatever was in
+   * flight — unless the requests actually sent were few for the pace (the window bound them).
+   */
+  private slowStartRateLimited(rateBefore: number): boolean {
+    return this.slowStart && rateBefore > 0.6 * this.rate;
+  }
+
+  /** The pace to hold after the latest span. */
+  private estimate(paceAt429: number): number {
+    const cur = this.spans[this.spans.length - 1] as Span;
+    if (this.spans.length === 1) {
+      // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
+      // it is), by up to a few doublings with a large burst. Start the next span well under it.
+      return paceAt429 * FIRST_SHARE;
+    }
+    const upper = (Math.max(0, cur.A - 1) / cur.T) * 1000;
+    if (cur.T >= LONG_SPAN_MS) {
+      // A long span drained only the little the pause refilled: its admitted rate is the limit's,
+      // and what it admitted beyond that rate is the burst the server refills.
+      const R = this.solvedRate !== undefined ? Math.min(upper, Math.max(this.solvedRate * 0.97, upper * 0.97)) : upper;
+      this.solvedRate = R;
+      return R * HOLD;
+    }
+    // A short span is mostly what the pause refilled: it says little of the rate, except that the
+    // pace that met it was too fast.
+    if (this.solvedRate !== undefined) {
+      this.solvedRate = Math.min(this.solvedRate * 0.97, paceAt429);
+      return this.solvedRate * HOLD;
+    }
+    // Between what this cycle of span and pause achieved (repeating it would do as well) and the
+    // pace that met the 429, halve the distance on a log scale.
+    const achieved = cur.pauseMs === Infinity ? 0 : (cur.A / (cur.pauseMs + cur.T)) * 1000;
+    this.floor = Math.max(this.floor, achieved);
+    return this.floor > 0 && this.floor < paceAt429 ? Math.sqrt(this.floor * paceAt429) : paceAt429 * SHORT_SHARE;
+  }
+
+  private backoff(): number {
+    const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
+    return Math.round(exp / 2 + (this.random() * exp) / 2);
+  }
+}
+

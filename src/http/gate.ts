@@ -1,0 +1,105 @@
+/**
+ * When each request may start: the pacer's decisions turned into start times. Pure — it is given
+ * the time and says how long to wait — so the same code runs under the real limiter (limiter.ts,
+ * which sleeps) and under the simulation in test/ (a virtual clock).
+ *
+ * Three things hold a request back: a 429 pause (nobody starts until it ends, and a slot booked
+ * before a pause began is void), the spacing of the pace (slots one gap apart, booked in order so
+ * that a late timer does not slow the pace down), and — when the server publishes its quota — a
+ * mirror of that quota (a credit per request, regained at the measured refill).
+ */
+import { Pacer, type Observation, type PacerOptions } from './pacer.js';
+import type { RateLimitInfo } from './ratelimit-headers.js';
+
+/** What the gate needs to know of an answer. */
+export interface Answer {
+  status: number;
+  rateLimit?: RateLimitInfo | undefined;
+  retryAfterMs?: number | undefined;
+}
+
+/** A request that has started. */
+export interface Ticket {
+  sentAt: number;
+  /** Others in flight when it started. */
+  inflightAtSend: number;
+}
+
+/** Either the request starts now, or it asks again at `retryAt`. */
+export type StartVerdict = { ticket: Ticket } | { retryAt: number };
+
+export class PaceGate {
+  readonly pacer: Pacer;
+  private inflight = 0;
+  private nextRelease = -Infinity;
+  /** The server's quota as we mirror it (header regime): credits now, as of `creditsAt`. */
+  private credits: number | null = null;
+  private creditsAt = 0;
+  private creditsSentAt = -Infinity;
+
+  constructor(opts: PacerOptions = {}) {
+    this.pacer = new Pacer(opts);
+  }
+
+  /** Requests started and not yet answered. */
+  get inflightCount(): number {
+    return this.inflight;
+  }
+
+  /**
+   * May a request start at `now`? Either it starts (a ticket), or it asks again at `retryAt`.
+   * `busy`: other requests are waiting for the pace too (so the pace may grow). Only the next slot
+   * is ever decided, with the pace of the moment: a pace that grows is felt at once.
+   */
+  start(now: number, busy: boolean): StartVerdict {
+    if (busy) this.pacer.onBusy(now);
+    else this.pacer.onIdle();
+    const resumeAt = this.pacer.resumeAt;
+    if (now < resumeAt) return { retryAt: resumeAt };
+    if (now < this.nextRelease) return { retryAt: this.nextRelease };
+    const s = this.pacer.settings();
+    if (this.credits !== null) {
+      const capacity = s.capacity ?? Infinity;
+      this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
+      this.creditsAt = now;
+      if (this.credits < 1) {
+        // The refill estimate may change meanwhile: ask again within a quarter second.
+        const untilCredit = s.refillPerSec > 0 ? ((1 - this.credits) / s.refillPerSec) * 1000 : 250;
+        return { retryAt: now + Math.max(1, Math.min(250, untilCredit)) };
+      }
+      this.credits -= 1;
+    }
+    // Following the server's quota, credits space the requests; otherwise the pace does. Slots
+    // follow the schedule, not the moment a timer fired, so late timers do not slow the pace —
+    // but at most half a gap is made up, so an idle spell is no licence for a burst.
+    const gap = s.credits === null ? s.minTimeMs : 0;
+    this.nextRelease = Math.max(this.nextRelease, now - gap / 2, resumeAt) + gap;
+    const ticket = { sentAt: now, inflightAtSend: this.inflight };
+    this.inflight += 1;
+    this.pacer.onSend(now);
+    return { ticket };
+  }
+
+  /** A started request was answered (or failed: status 0). Returns the pause it calls for (ms). */
+  finish(ticket: Ticket, answer: Answer, now: number): number {
+    this.inflight -= 1;
+    const obs: Observation = {
+      at: now,
+      sentAt: ticket.sentAt,
+      status: answer.status,
+      rateLimit: answer.rateLimit,
+      retryAfterMs: answer.retryAfterMs,
+      inflightOthers: this.inflight,
+      inflightAtSend: ticket.inflightAtSend,
+    };
+    const pauseMs = this.pacer.observe(obs);
+    // The server's count of what remains always replaces our mirror.
+    const credits = this.pacer.settings().credits;
+    if (credits !== null && ticket.sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
+      this.creditsSentAt = ticket.sentAt;
+      this.credits = credits;
+      this.creditsAt = now;
+    }
+    return pauseMs;
+  }
+}

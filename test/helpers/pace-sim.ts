@@ -1,0 +1,227 @@
+/**
+ * A deterministic simulation of one import against a rate-limited server, on a virtual clock:
+ * the client is callctl's own PaceGate (pacer, spacing, quota mirror, pauses, burst after a
+ * pause, window), the server is the sandbox's own RateLimit in any shape and header form, and the
+ * wire is a loopback with a little jitter. Minutes of simulated time run in milliseconds, so the
+ * pacing is tuned and proven here, and only confirmed over real HTTP in the benchmark.
+ */
+import { PaceGate, type Ticket } from '../../src/http/gate.js';
+import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
+import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
+
+export interface SimServer {
+  shape: LimiterShape;
+  /** Requests per second (bucket refill; windows: quota = rate × window). */
+  rate: number;
+  burst?: number;
+  windowMs?: number;
+  maxInflight?: number;
+  /** Server time per admitted request (ms). */
+  latencyMs?: number;
+  headers: HeaderStyle;
+  /** Answer 429 without Retry-After (a server that says nothing at all). */
+  dropRetryAfter?: boolean;
+}
+
+export interface SimOptions {
+  /** Rows to import (default: 30 seconds' worth at the limit). */
+  rows?: number;
+  seconds?: number;
+  concurrency?: number;
+  /** --rate. */
+  ceiling?: number;
+  seed?: number;
+}
+
+export interface SimResult {
+  rows: number;
+  wallMs: number;
+  /** The least wall time this server allows for these rows. */
+  idealMs: number;
+  /** idealMs / wallMs. */
+  share: number;
+  requests: number;
+  throttled: number;
+  /** throttled / requests. */
+  share429: number;
+  /** Share of the limit over the last half of the run (the sustained pace). */
+  sustained: number;
+}
+
+/** mulberry32: a small seeded random in [0, 1). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The server's throughput in requests per second, for sizing a run. */
+export function limitRate(s: SimServer): number {
+  return s.shape === 'concurrency' ? ((s.maxInflight ?? 1) * 1000) / (s.latencyMs ?? 1) : s.rate;
+}
+
+class Heap {
+  private items: Array<{ t: number; seq: number; fn: () => void }> = [];
+  private seq = 0;
+  get size(): number {
+    return this.items.length;
+  }
+  push(t: number, fn: () => void): void {
+    const a = this.items;
+    a.push({ t, seq: this.seq++, fn });
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (less(a[p]!, a[i]!)) break;
+      [a[p], a[i]] = [a[i]!, a[p]!];
+      i = p;
+    }
+  }
+  pop(): { t: number; fn: () => void } {
+    const a = this.items;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && less(a[l]!, a[m]!)) m = l;
+        if (r < a.length && less(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i]!, a[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+const less = (x: { t: number; seq: number }, y: { t: number; seq: number }) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
+
+/** Runs one import of `rows` against `server` and measures it. */
+export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
+  const random = seeded(opts.seed ?? 1);
+  const R = limitRate(server);
+  // Windows: at least three windows' worth, or the whole import fits in the first one.
+  const quota = server.shape === 'window' || server.shape === 'sliding' ? Math.round((server.rate * (server.windowMs ?? 1000)) / 1000) : 0;
+  const rows = opts.rows ?? Math.max(Math.round((opts.seconds ?? 30) * R), 3 * quota);
+  const concurrency = opts.concurrency ?? 4;
+  const latency = server.latencyMs ?? 0;
+  // A virtual wall clock (a Unix time, for X-RateLimit-Reset) starting at a random window phase.
+  const t0 = 1_700_000_000_000 + Math.floor(random() * 60_000);
+  let now = t0;
+  const limit = new RateLimit(
+    { shape: server.shape, rate: server.rate, burst: server.burst, windowMs: server.windowMs, maxInflight: server.maxInflight, headers: server.headers },
+    () => now,
+    () => now,
+  );
+  const gate = new PaceGate({ ceiling: opts.ceiling, random });
+  const events = new Heap();
+  const wire = () => 0.1 + random() * 0.4;
+
+  let left = rows;
+  let waiting = 0;
+  let active = 0;
+  let done = 0;
+  let requests = 0;
+  let throttled = 0;
+  let halfAt = 0;
+  let end = Number.NaN;
+
+  const dispatch = () => {
+    while (active < Math.min(concurrency, gate.pacer.window) && left > 0) {
+      left -= 1;
+      active += 1;
+      attempt();
+    }
+  };
+  const attempt = () => {
+    const v = gate.start(now, left > 0 || waiting > 1);
+    if ('retryAt' in v) {
+      waiting += 1;
+      events.push(v.retryAt, () => {
+        waiting -= 1;
+        attempt();
+      });
+      return;
+    }
+    send(v.ticket);
+  };
+  const send = (ticket: Ticket) => {
+    requests += 1;
+    events.push(now + wire(), () => {
+      const verdict = limit.admit('key');
+      const serverTime = verdict.allowed ? latency : 0;
+      events.push(now + serverTime, () => {
+        verdict.release?.();
+        const status = verdict.allowed ? 200 : 429;
+        if (server.dropRetryAfter) delete verdict.headers['retry-after'];
+        events.push(now + wire(), () => answer(ticket, status, verdict.headers));
+      });
+    });
+  };
+  const answer = (ticket: Ticket, status: number, headers: Record<string, string>) => {
+    active -= 1;
+    gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
+    if (status === 429) {
+      throttled += 1;
+      left += 1;
+    } else {
+      done += 1;
+      if (done === Math.ceil(rows / 2)) halfAt = now;
+      if (done === rows) end = now;
+    }
+    dispatch();
+  };
+
+  dispatch();
+  let guard = 0;
+  while (events.size > 0 && done < rows && guard++ < 50_000_000) {
+    const e = events.pop();
+    now = e.t;
+    e.fn();
+  }
+  const wallMs = end - t0;
+  const idealMs = idealWall(server, rows, concurrency, t0);
+  const secondHalf = rows - Math.ceil(rows / 2);
+  const sustained = secondHalf / ((end - halfAt) / 1000) / R;
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained };
+}
+
+/** The least wall time the server allows for `rows` requests started at `t0`. */
+export function idealWall(s: SimServer, rows: number, concurrency: number, t0: number): number {
+  const latency = s.latencyMs ?? 0;
+  const clientBound = (rows * (latency + 0.5)) / concurrency;
+  let serverBound: number;
+  switch (s.shape) {
+    case 'bucket': {
+      const burst = s.burst ?? Math.max(1, Math.round(s.rate));
+      serverBound = (Math.max(0, rows - burst) / s.rate) * 1000;
+      break;
+    }
+    case 'window': {
+      const W = s.windowMs ?? 1000;
+      const quota = Math.max(1, Math.round((s.rate * W) / 1000));
+      const extra = Math.ceil(rows / quota) - 1;
+      serverBound = extra <= 0 ? 0 : W - (t0 % W) + (extra - 1) * W;
+      break;
+    }
+    case 'sliding': {
+      const W = s.windowMs ?? 1000;
+      const quota = Math.max(1, Math.round((s.rate * W) / 1000));
+      serverBound = Math.floor((rows - 1) / quota) * W;
+      break;
+    }
+    case 'concurrency':
+      serverBound = (rows * latency) / (s.maxInflight ?? 1);
+      break;
+  }
+  return Math.max(clientBound, serverBound);
+}

@@ -1,0 +1,83 @@
+// The pacing, proven on a virtual clock: callctl's own gate and pacer against the sandbox's own
+// limiter in every shape and header form, a 30-second import each (docs/pacing.md). No wall
+// clock: a test fails because the pacing changed, never because the machine was slow.
+//
+// The floors are what the pacing reaches today, set a little under the figures (BENCHMARKS.md
+// has the table); where they sit under the goal of 95 % of the limit, the reason is in
+// docs/pacing.md ("Bounds"). A change that makes any shape slower, or costs more 429s, fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { simulate, type SimServer } from '../helpers/pace-sim.js';
+
+interface Case {
+  name: string;
+  server: Omit<SimServer, 'headers'>;
+  /** Least share of the ideal wall time, without headers and with each header form. */
+  blind: number;
+  headers: number;
+}
+
+const cases: Case[] = [
+  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.75, headers: 0.9 },
+  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.78, headers: 0.78 },
+  { name: 'bucket 50/s, burst 50', server: { shape: 'bucket', rate: 50, burst: 50 }, blind: 0.95, headers: 0.97 },
+  { name: 'bucket 100/s, burst 300', server: { shape: 'bucket', rate: 100, burst: 300 }, blind: 0.95, headers: 0.97 },
+  { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.85, headers: 0.9 },
+  { name: 'fixed window, 1200 per 60 s', server: { shape: 'window', rate: 20, windowMs: 60_000 }, blind: 0.95, headers: 0.97 },
+  { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.55, headers: 0.93 },
+  { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.85, headers: 0.97 },
+  { name: 'at most 3 in flight, 40 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, blind: 0.93, headers: 0.93 },
+  { name: 'at most 2 in flight, 100 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 2, latencyMs: 100 }, blind: 0.94, headers: 0.94 },
+];
+
+for (const c of cases) {
+  test(`pace, no headers: ${c.name}`, () => {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ ...c.server, headers: 'none' }, { seed });
+      assert.ok(r.share >= c.blind, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal (floor ${c.blind * 100} %)`);
+      assert.ok(r.share429 <= 0.02, `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+    }
+  });
+  for (const headers of ['draft6', 'draft8', 'x'] as const) {
+    test(`pace, ${headers} headers: ${c.name}`, () => {
+      const floor = headers === 'draft8' ? Math.max(c.headers, 0.9) : c.headers;
+      const r = simulate({ ...c.server, headers }, { seed: 1 });
+      assert.ok(r.share >= floor, `${(r.share * 100).toFixed(1)} % of the ideal (floor ${floor * 100} %)`);
+      assert.ok(r.share429 <= 0.011, `${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+    });
+  }
+}
+
+test('once the limit is found, the pace holds at 97 % of it or more (95 % under a concurrency cap, whose window is probed each minute)', () => {
+  for (const [server, floor] of [
+    [{ shape: 'bucket', rate: 50, burst: 50 }, 0.97],
+    [{ shape: 'bucket', rate: 100, burst: 300 }, 0.97],
+    [{ shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, 0.95],
+  ] as const) {
+    const r = simulate({ ...server, headers: 'none' }, { seconds: 60 });
+    assert.ok(r.sustained >= floor, `${server.shape}: sustained ${(r.sustained * 100).toFixed(1)} %`);
+  }
+});
+
+test('a concurrency cap shrinks the requests in flight instead of the rate', () => {
+  const capped = simulate({ shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40, headers: 'none' }, { concurrency: 8 });
+  // With 8 allowed and 3 admitted, a rate cut alone would keep meeting 429s.
+  assert.ok(capped.throttled <= 3, `${capped.throttled} 429s`);
+  assert.ok(capped.share >= 0.85, `${(capped.share * 100).toFixed(1)} %`);
+});
+
+test('--rate is a ceiling the pace never passes, even on a server that would take more', () => {
+  const r = simulate({ shape: 'bucket', rate: 1000, burst: 1000, headers: 'none' }, { rows: 300, ceiling: 50 });
+  const rate = r.rows / (r.wallMs / 1000);
+  assert.ok(rate <= 51, `${rate.toFixed(1)} rows/s`);
+  assert.ok(rate >= 45, `${rate.toFixed(1)} rows/s`);
+  assert.equal(r.throttled, 0);
+});
+
+test('a 429 without Retry-After backs off exponentially, capped, and the import still ends', () => {
+  // A sliding window whose Retry-After is stripped: only back-off remains.
+  const r = simulate({ shape: 'bucket', rate: 20, burst: 5, headers: 'none', dropRetryAfter: true }, { rows: 200 });
+  assert.equal(r.rows, 200);
+  assert.ok(Number.isFinite(r.wallMs) && r.wallMs > 0, 'finished');
+  assert.ok(r.share >= 0.5, `${(r.share * 100).toFixed(1)} %`);
+});
