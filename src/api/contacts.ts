@@ -28,8 +28,13 @@ export async function getContact(client: ApiClient, id: string): Promise<unknown
 }
 
 /** POST: with an E.164 phone the service matches, so a repeat is safe and the request is retried. */
-export async function createContact(client: ApiClient, fields: ContactFields): Promise<{ status: number; contact: unknown }> {
-  const res = await client.request({ method: 'POST', path: '/contacts', body: fields, safeToRetry: typeof fields.phone === 'string' && fields.phone.startsWith('+') });
+/**
+ * POST /contacts. With an E.164 phone the service matches, so a repeat after an ambiguous failure
+ * cannot duplicate the contact and the request is retried.
+ */
+export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: unknown }> {
+  const safeToRetry = typeof fields.phone === 'string' && fields.phone.startsWith('+');
+  const res = await client.request({ method: 'POST', path: '/contacts', body: fields, safeToRetry, ...(o.signal ? { signal: o.signal } : {}) });
   return { status: res.status, contact: res.body };
 }
 
@@ -37,7 +42,7 @@ export async function updateContact(client: ApiClient, id: string, fields: Conta
   return (await client.request({ method: 'PATCH', path: pathOf`/contacts/${id}`, body: fields })).body;
 }
 
-/** DELETE — the erasure of the person and all their history (seed §4 rule 3). */
+/** DELETE — the erasure of the person and all their history (docs/api.md, Contacts). */
 export async function eraseContact(client: ApiClient, id: string): Promise<{ status: number; body: unknown }> {
   const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}` });
   return { status: res.status, body: res.body };

@@ -1,25 +1,22 @@
 /**
- * The import pipeline end to end: source → mapping → validation → in-file duplicates → sender →
- * journal → report. Reading waits while the window of requests in flight is full, so memory stays
- * flat however large the file; every row ends up exactly once in created, matched, rejected,
- * duplicates or failed — or stays unfinished in the journal for --resume.
+ * `callctl import`: the options checked, the file opened and mapped, and the import plan — a row
+ * to a contact body (E.164 phone, the in-file duplicate key), one POST each, 201 `created` or
+ * another 2xx `matched` — handed to the bulk engine (src/bulk/engine.ts), which sends, journals,
+ * rejects and counts. The summary is printed here.
  */
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { ApiError, CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { createContact } from '../api/contacts.js';
+import { type BulkPlan, runBulk } from '../bulk/engine.js';
+import { checkResumable, openJob } from '../bulk/job.js';
+import { startProgress } from '../bulk/progress.js';
+import { CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { isRegion } from '../phone/e164.js';
-import { type EarlierRun, fileHash, Journal, journalId, type RowStatus } from './journal.js';
-import { buildMapping, parseMaps } from './mapping.js';
-import { startProgress } from './progress.js';
-import { RejectsFile, type Summary, summaryLines } from './report.js';
+import { buildMapping, type Mapping, parseMaps } from './mapping.js';
 import { type EncodingName, openSource } from './source.js';
+import { type Summary, summaryLines } from './summary.js';
 import { checkRow, type ContactBody } from './validate.js';
-
-/** Consecutive failed rows after which the service is taken to be down and the import stops. */
-const DOWN_AFTER = 20;
-/** Failed rows named one by one on stderr before only counting. */
-const FAILED_SHOWN = 10;
 
 export interface ImportOptions {
   file: string;
@@ -49,7 +46,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const maps = parseMaps(o.map);
   const delimiter = delimiterOf(o.delimiter);
   const stdin = o.file === '-';
-  if (stdin && o.resume) throw new UsageError('--resume needs a file: stdin cannot be read twice', 'save the list to a file and import that');
+  checkResumable(o.file, o.resume);
   const path = stdin ? '-' : resolve(ctx.deps.cwd, o.file);
   const shownName = stdin ? 'stdin' : o.file;
 
@@ -68,153 +65,49 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   ctx.log.info(`${shownName}: ${mapping.describe.join(', ')}${source.delimiter !== ',' ? ` (delimiter ${JSON.stringify(source.delimiter)})` : ''}${source.encoding !== 'utf8' ? ` (${source.encoding})` : ''}`);
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
 
-  // The journal: only for a real import of a file.
-  let journal: Journal | undefined;
-  let earlier: EarlierRun | undefined;
-  if (!o.dryRun && !stdin) {
-    const store = await ctx.config();
-    const dir = resolve(dirname(store.path), 'journals');
-    const id = journalId(await fileHash(path), { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter });
-    earlier = o.restart ? undefined : Journal.earlier(dir, id);
-    if (earlier && !o.resume) {
-      throw new UsageError(
-        `an earlier import of ${shownName} did not finish (${earlier.rows.size} rows recorded${earlier.startedAt ? `, started ${earlier.startedAt}` : ''})`,
-        'add --resume to send only what is left, or --restart to start over',
-      );
-    }
-    if (o.resume && !earlier) ctx.log.info('nothing to resume for this file and these options: starting from the first row');
-    else if (earlier) ctx.log.info(`resuming: ${[...earlier.rows.values()].filter((s) => Journal.isFinished(s)).length} rows were finished earlier`);
-    journal = Journal.open(dir, id, earlier !== undefined, { file: path }, ctx.deps.now);
-  } else if (stdin && !o.dryRun) {
-    ctx.log.info('reading stdin: no journal is kept (--resume needs a file)');
-  }
+  const { journal, earlier, rejects, rejectsPath } = await openJob({
+    kind: 'import',
+    file: o.file,
+    shownName,
+    path,
+    cwd: ctx.deps.cwd,
+    dryRun: o.dryRun,
+    resume: o.resume,
+    restart: o.restart,
+    identity: { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter },
+    configPath: async () => (await ctx.config()).path,
+    rejectsPath: o.rejects,
+    header: source.header,
+    log: ctx.log,
+    now: ctx.deps.now,
+  });
 
-  const rejectsPath = resolve(ctx.deps.cwd, o.rejects ?? (stdin ? 'stdin.rejects.csv' : `${o.file}.rejects.csv`));
-  const rejects = new RejectsFile(rejectsPath, source.header, earlier !== undefined);
-
-  const s = { rows: 0, created: 0, matched: 0, rejected: 0, duplicates: 0, failed: 0, skipped: 0, valid: 0 };
-  // E.164 phones already met in this file, as numbers: up to 15 digits fit a double exactly, and a
-  // million numbers in a Set cost a fraction of a million strings.
-  const seen = new Set<number>();
-  const phoneKey = (e164: string) => Number(e164.slice(1));
-  const window = Math.max(2, settings.concurrency * 4);
-  const inflight = new Set<Promise<void>>();
-  const abort = new AbortController();
-  let stopping = false;
-  let fatal: unknown;
-  let consecutiveFailures = 0;
-  let failedShown = 0;
-  let complete = false;
-
-  const onSignal = () => {
-    if (!stopping) {
-      stopping = true;
-      ctx.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
-    } else abort.abort();
-  };
-  const offs = [ctx.deps.onSignal('SIGINT', onSignal), ctx.deps.onSignal('SIGTERM', onSignal)];
-  const progress = await startProgress(ctx, () => ({
-    done: s.created + s.matched + s.skipped,
-    rejected: s.rejected + s.duplicates,
-    bytesRead: source.bytesRead(),
-    size: source.size,
-    pace: client?.stats().pace,
-    throttled: client?.stats().throttled ?? 0,
-  }));
-
-  const finish = (row: number, status: RowStatus) => journal?.record(row, status);
-
-  async function send(row: number, cells: string[], line: number, body: ContactBody, e164: string | undefined): Promise<void> {
-    try {
-      const res = await (client as ApiClient).request({ method: 'POST', path: '/contacts', body, safeToRetry: e164 !== undefined, signal: abort.signal });
-      if (res.status === 201) s.created += 1;
-      else s.matched += 1;
-      finish(row, res.status === 201 ? 'created' : 'matched');
-      consecutiveFailures = 0;
-    } catch (err) {
-      if (err instanceof InterruptedError || abort.signal.aborted) return; // unfinished: --resume sends it again
-      if (err instanceof ApiError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429) {
-        if (err.status === 401 || err.status === 403) {
-          fatal ??= err; // every row would meet the same refusal
-          return;
-        }
-        s.rejected += 1;
-        rejects.add(cells, `refused by the server (${err.status}): ${err.serverMessage ?? err.message}`);
-        finish(row, 'rejected');
-        consecutiveFailures = 0;
-        return;
-      }
-      if (err instanceof ApiError) {
-        s.failed += 1;
-        finish(row, 'failed');
-        consecutiveFailures += 1;
-        if (failedShown++ < FAILED_SHOWN) ctx.log.warn(`line ${line}: failed: ${err.message}`);
-        if (consecutiveFailures >= DOWN_AFTER) {
-          fatal ??= new RuntimeError('service_down', `${consecutiveFailures} rows in a row failed (last: ${err.message})`, 'the service looks down; run the same command with --resume later');
-        }
-        return;
-      }
-      fatal ??= err;
-    }
-  }
-
-  try {
-    for await (const row of source.rows) {
-      if (stopping || fatal) break;
-      s.rows += 1;
-      const n = s.rows;
-      const checked = checkRow(row.cells, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length });
-      if (Journal.isFinished(earlier?.rows.get(n))) {
-        s.skipped += 1;
-        if (checked.ok && checked.e164) seen.add(phoneKey(checked.e164));
-        continue;
-      }
-      if (!checked.ok) {
-        s.rejected += 1;
-        rejects.add(row.cells, checked.reason);
-        finish(n, 'rejected');
-        continue;
-      }
-      if (checked.e164 !== undefined) {
-        const key = phoneKey(checked.e164);
-        if (seen.has(key)) {
-          s.duplicates += 1;
-          rejects.add(row.cells, `duplicate: phone ${checked.e164} is on an earlier row of this file`);
-          finish(n, 'duplicate');
-          continue;
-        }
-        seen.add(key);
-      }
-      if (o.dryRun) {
-        s.valid += 1;
-        continue;
-      }
-      while (inflight.size >= window) await Promise.race(inflight);
-      if (stopping || fatal) {
-        s.rows -= 1; // read but not sent: it stays unfinished for --resume
-        break;
-      }
-      const p: Promise<void> = send(n, row.cells, row.line, checked.body, checked.e164).finally(() => inflight.delete(p));
-      inflight.add(p);
-    }
-    complete = !stopping && !fatal;
-  } catch (err) {
-    fatal ??= err;
-  } finally {
-    await Promise.allSettled([...inflight]);
-    progress.stop();
-    offs.forEach((off) => off());
-    rejects.close();
-    source.close();
-    journal?.close(complete && s.failed === 0 && fatal === undefined && !abort.signal.aborted);
-  }
+  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length });
+  const result = await runBulk(plan, {
+    rows: source.rows,
+    log: ctx.log,
+    onSignal: ctx.deps.onSignal,
+    rejects,
+    journal,
+    earlier,
+    dryRun: o.dryRun,
+    window: Math.max(2, settings.concurrency * 4),
+    startProgress: (facts) =>
+      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: client?.stats().pace, throttled: client?.stats().throttled ?? 0 })),
+  });
+  source.close();
+  const s = result.counts;
+  const fatal = result.fatal;
+  const stopping = result.interrupted;
+  const created = s.endings.created ?? 0;
+  const matched = s.endings.matched ?? 0;
 
   const stats = client?.stats();
   const summary: Summary = {
     file: shownName,
     rows: s.rows,
-    created: s.created,
-    matched: s.matched,
+    created,
+    matched,
     rejected: s.rejected,
     duplicates: s.duplicates,
     failed: s.failed,
@@ -224,6 +117,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     requests: stats?.requests ?? 0,
     throttled: stats?.throttled ?? 0,
     elapsedMs: ctx.deps.now() - started,
+    ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
   };
   for (const line of summaryLines(summary, stopping)) ctx.log.info(line);
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -232,6 +126,26 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     if (fatal instanceof CallctlError) throw fatal;
     throw new RuntimeError('import_failed', `import stopped: ${(fatal as Error)?.message ?? String(fatal)}`, 'run the same command with --resume');
   }
-  if (stopping) throw new InterruptedError(`interrupted after ${s.created + s.matched} rows were stored`, 'the journal is saved: run the same command with --resume');
+  if (stopping) throw new InterruptedError(`interrupted after ${created + matched} rows were stored`, 'the journal is saved: run the same command with --resume');
   return s.rejected + s.duplicates + s.failed === 0 ? 0 : 6;
+}
+
+/** A row to one POST /contacts: the E.164 phone makes a repeat safe and is the duplicate key. */
+function importPlan(client: ApiClient | undefined, mapping: Mapping, check: { region: string | undefined; allowNoPhone: boolean; headerLength: number }): BulkPlan<{ body: ContactBody; e164: string | undefined }> {
+  return {
+    check(row) {
+      const checked = checkRow(row.cells, mapping, check);
+      if (!checked.ok) return { reject: checked.reason };
+      // E.164 phones as numbers: up to 15 digits fit a double exactly, and a million numbers in a
+      // Set cost a fraction of a million strings.
+      const item = { body: checked.body, e164: checked.e164 };
+      return checked.e164 !== undefined ? { send: item, key: Number(checked.e164.slice(1)) } : { send: item };
+    },
+    duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,
+    async send(item, _row, signal) {
+      const res = await createContact(client as ApiClient, item.body, { signal });
+      return res.status === 201 ? 'created' : 'matched';
+    },
+    refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,
+  };
 }

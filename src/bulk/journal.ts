@@ -1,5 +1,5 @@
 /**
- * The journal of an import: one line per finished row, appended as each row finishes (a write()
+ * The journal of a bulk job (an import, a writeback, erasure requests): one line per finished row, appended as each row finishes (a write()
  * per row, so a kill -9 loses nothing the OS has; fsync'd in batches against power loss). It is
  * keyed by the file's content hash and every option that changes what is sent, so `--resume`
  * only ever continues the same import. Rejected rows and duplicates are finished; failed ones are
@@ -10,8 +10,8 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSy
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 
-export type RowStatus = 'created' | 'matched' | 'rejected' | 'duplicate' | 'failed';
-const FINISHED = new Set<RowStatus>(['created', 'matched', 'rejected', 'duplicate']);
+/** How a row ended: a plan's own outcome (`created`, `updated`, `erased`…), or `failed`. */
+export type RowStatus = string;
 
 /** sha256 of a file's bytes, streamed. */
 export async function fileHash(path: string): Promise<string> {
@@ -67,8 +67,9 @@ export class Journal {
     return done ? undefined : { rows, startedAt };
   }
 
+  /** Every ending but `failed` is final: a failed row is sent again by --resume. */
   static isFinished(status: RowStatus | undefined): boolean {
-    return status !== undefined && FINISHED.has(status);
+    return status !== undefined && status !== 'failed';
   }
 
   /** Opens the journal: appended to when resuming, started afresh otherwise. */
@@ -81,7 +82,7 @@ export class Journal {
       j.append({ ...header, startedAt: new Date(now()).toISOString(), resume });
       return j;
     } catch (err) {
-      throw new RuntimeError('journal_unwritable', `cannot write the import journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
+      throw new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
     }
   }
 

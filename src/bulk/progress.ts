@@ -1,5 +1,5 @@
 /**
- * The progress line of an import on a terminal: rows done, rejected, rows/s, ETA from the bytes
+ * The progress line of a bulk job on a terminal: rows done, rejected, rows/s, ETA from the bytes
  * read, the pace and the 429s met. Nothing at all when stderr is not a TTY (CI, pipes).
  */
 import type { Context } from '../context.js';

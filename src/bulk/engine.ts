@@ -1,0 +1,204 @@
+/**
+ * The engine every bulk job shares — an import, an outcome writeback, erasure requests: rows from
+ * a source, each checked by the job's plan, in-file duplicates set aside, the rest sent through
+ * the one limiter with a window of rows in flight (reading waits while it is full, so memory stays
+ * flat), every ending recorded in the journal and the rejects file, progress on the way, Ctrl-C
+ * (and SIGTERM) honoured: the first stops reading and lets the requests in flight finish, the
+ * second aborts them. Every row read ends in exactly one count.
+ *
+ * A plan is to the engine what a verb is to the program: the few decisions that differ (how a
+ * row becomes a request, how an answer is counted) and no loop of its own.
+ */
+import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
+import type { Logger } from '../output/log.js';
+import { type EarlierRun, Journal } from './journal.js';
+import type { Progress, ProgressFacts } from './progress.js';
+import type { RejectsFile } from './rejects.js';
+
+/** One row of the source. `n` counts data rows from 1; `line` is where it starts in the file. */
+export interface BulkRow {
+  n: number;
+  line: number;
+  cells: string[];
+}
+
+/** What the plan decides for a row before anything is sent. */
+export type Verdict<T> =
+  /** Send it; `key` names what makes a later row of the file a duplicate of this one. */
+  | { send: T; key?: string | number }
+  | { reject: string }
+  /** Finished without a request, counted under this name (e.g. `existing`, `notFound`). */
+  | { done: string };
+
+export interface BulkPlan<T> {
+  check(row: BulkRow): Verdict<T>;
+  /** The reason a later row with the same key is set aside. */
+  duplicate(key: string | number, row: BulkRow): string;
+  /** Sends one row; returns how it ended (counted and journalled), e.g. `created`. */
+  send(item: T, row: BulkRow, signal: AbortSignal): Promise<string>;
+  /** A row the server refused (4xx): its reason for the rejects file. */
+  refused(err: ApiError): string;
+  /** Told of a row that was finished in an earlier run (so duplicates across runs are still seen). */
+  skipped?(row: BulkRow, verdict: Verdict<T>): void;
+}
+
+export interface BulkIO {
+  rows: AsyncIterable<{ cells: string[]; line: number }>;
+  log: Logger;
+  onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
+  rejects: RejectsFile;
+  journal?: Journal | undefined;
+  earlier?: EarlierRun | undefined;
+  /** Check every row, send nothing. */
+  dryRun: boolean;
+  /** Rows in flight at most. */
+  window: number;
+  startProgress(facts: () => Omit<ProgressFacts, 'bytesRead' | 'size' | 'pace' | 'throttled'>): Promise<Progress>;
+}
+
+export interface BulkCounts {
+  rows: number;
+  /** Endings by name: the plan's (`created`, `updated`…) and the engine's. */
+  endings: Record<string, number>;
+  rejected: number;
+  duplicates: number;
+  failed: number;
+  skipped: number;
+  /** Dry run: rows that would be sent. */
+  valid: number;
+  /** Read, not finished when the job was interrupted (--resume sends them). */
+  unfinished: number;
+}
+
+export interface BulkResult {
+  counts: BulkCounts;
+  /** Stopped by Ctrl-C / SIGTERM. */
+  interrupted: boolean;
+  /** What stopped the job early, if anything (a refused key, the service down, a broken file). */
+  fatal: unknown;
+}
+
+/** Consecutive failed rows after which the service is taken to be down and the job stops. */
+const DOWN_AFTER = 20;
+/** Failed rows named one by one on stderr before only counting. */
+const FAILED_SHOWN = 10;
+
+/** Runs one bulk job to its end (or its interruption). */
+export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkResult> {
+  const c: BulkCounts = { rows: 0, endings: {}, rejected: 0, duplicates: 0, failed: 0, skipped: 0, valid: 0, unfinished: 0 };
+  const seen = new Set<string | number>();
+  const inflight = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let stopping = false;
+  let fatal: unknown;
+  let consecutiveFailures = 0;
+  let failedShown = 0;
+  let complete = false;
+
+  const onSignal = () => {
+    if (!stopping) {
+      stopping = true;
+      io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
+    } else abort.abort();
+  };
+  const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
+  const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
+  const progress = await io.startProgress(() => ({ done: ended() + c.skipped, rejected: c.rejected + c.duplicates }));
+
+  const finish = (row: BulkRow, status: string) => io.journal?.record(row.n, status);
+  const end = (row: BulkRow, status: string) => {
+    c.endings[status] = (c.endings[status] ?? 0) + 1;
+    finish(row, status);
+  };
+
+  async function send(item: T, row: BulkRow): Promise<void> {
+    try {
+      end(row, await plan.send(item, row, abort.signal));
+      consecutiveFailures = 0;
+    } catch (err) {
+      if (err instanceof InterruptedError || abort.signal.aborted) {
+        c.unfinished += 1; // --resume sends it again
+        return;
+      }
+      if (err instanceof ApiError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429) {
+        if (err.status === 401 || err.status === 403) {
+          fatal ??= err; // every row would meet the same refusal
+          c.unfinished += 1;
+          return;
+        }
+        c.rejected += 1;
+        io.rejects.add(row.cells, plan.refused(err), row.line);
+        finish(row, 'rejected');
+        consecutiveFailures = 0;
+        return;
+      }
+      if (err instanceof ApiError) {
+        c.failed += 1;
+        finish(row, 'failed');
+        consecutiveFailures += 1;
+        if (failedShown++ < FAILED_SHOWN) io.log.warn(`line ${row.line}: failed: ${err.message}`);
+        if (consecutiveFailures >= DOWN_AFTER) {
+          fatal ??= new RuntimeError('service_down', `${consecutiveFailures} rows in a row failed (last: ${err.message})`, 'the service looks down; run the same command with --resume later');
+        }
+        return;
+      }
+      c.unfinished += 1;
+      fatal ??= err;
+    }
+  }
+
+  try {
+    for await (const raw of io.rows) {
+      if (stopping || fatal) break;
+      c.rows += 1;
+      const row: BulkRow = { n: c.rows, line: raw.line, cells: raw.cells };
+      const verdict = plan.check(row);
+      if (Journal.isFinished(io.earlier?.rows.get(row.n))) {
+        c.skipped += 1;
+        if ('send' in verdict && verdict.key !== undefined) seen.add(verdict.key);
+        plan.skipped?.(row, verdict);
+        continue;
+      }
+      if ('reject' in verdict) {
+        c.rejected += 1;
+        io.rejects.add(row.cells, verdict.reject, row.line);
+        finish(row, 'rejected');
+        continue;
+      }
+      if ('done' in verdict) {
+        end(row, verdict.done);
+        continue;
+      }
+      if (verdict.key !== undefined) {
+        if (seen.has(verdict.key)) {
+          c.duplicates += 1;
+          io.rejects.add(row.cells, plan.duplicate(verdict.key, row), row.line);
+          finish(row, 'duplicate');
+          continue;
+        }
+        seen.add(verdict.key);
+      }
+      if (io.dryRun) {
+        c.valid += 1;
+        continue;
+      }
+      while (inflight.size >= io.window) await Promise.race(inflight);
+      if (stopping || fatal) {
+        c.unfinished += 1; // read but not sent: --resume sends it
+        break;
+      }
+      const p: Promise<void> = send(verdict.send, row).finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    complete = !stopping && !fatal;
+  } catch (err) {
+    fatal ??= err;
+  } finally {
+    await Promise.allSettled([...inflight]);
+    progress.stop();
+    offs.forEach((off) => off());
+    io.rejects.close();
+    io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+  }
+  return { counts: c, interrupted: stopping, fatal };
+}
