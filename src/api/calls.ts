@@ -1,4 +1,4 @@
-/** Typed calls for calls and their outcomes (seed §4). No printing. */
+/** Typed calls for calls and their outcomes (docs/api.md, Calls). No printing. */
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
@@ -32,6 +32,6 @@ export interface Outcome {
 }
 
 /** PATCH /calls/{id} with the outcome: it then shows on the call and in the totals. */
-export async function writeOutcome(client: ApiClient, id: string, outcome: Outcome): Promise<unknown> {
-  return (await client.request({ method: 'PATCH', path: pathOf`/calls/${id}`, body: outcome })).body;
+export async function writeOutcome(client: ApiClient, id: string, outcome: Outcome, signal?: AbortSignal): Promise<unknown> {
+  return (await client.request({ method: 'PATCH', path: pathOf`/calls/${id}`, body: outcome, ...(signal ? { signal } : {}) })).body;
 }

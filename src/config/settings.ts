@@ -33,6 +33,8 @@ export interface Settings {
   timeoutMs: number;
   country: string | undefined;
   currency: string | undefined;
+  /** The outcome vocabulary (`config set outcomes`), when set: outcomes outside it are refused. */
+  outcomes: string[] | undefined;
   redisUrl: string | undefined;
   /** --require-redis: without the shared budget, stop (exit 1) instead of pacing alone. */
   requireRedis: boolean;
@@ -67,6 +69,7 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     timeoutMs: globals.timeout ?? DEFAULTS.timeoutMs,
     country: profile.country,
     currency: profile.currency,
+    outcomes: profile.outcomes ? profile.outcomes.split(',').filter((o) => o !== '') : undefined,
     redisUrl: globals.redisUrl ?? envValue(env, 'CALLCTL_REDIS_URL'),
     requireRedis: globals.requireRedis === true,
   };

@@ -16,11 +16,13 @@ export interface Profile {
   baseUrl?: string;
   country?: string;
   currency?: string;
+  /** The outcome vocabulary: comma-separated snake_case names. */
+  outcomes?: string;
   rate?: number;
   concurrency?: number;
 }
 
-export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'rate', 'concurrency'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface StoreShape {

@@ -4,6 +4,7 @@
  * "Tolerance"): an empty page, a page shorter than the limit, or an envelope — under any of the
  * usual names — saying there is no more.
  */
+import { ApiError } from '../errors.js';
 import type { ApiClient } from './client.js';
 
 export interface PageQuery {
@@ -103,4 +104,29 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
     if (items.length < (env.limit ?? limit)) return;
     page += 1;
   }
+}
+
+/** Largest page tried when reading a whole list; the API does not say its maximum. */
+const LARGE_PAGE = 100;
+
+/**
+ * Every item of a list, in pages as large as the service takes: 100 a page, or the API's default
+ * of 50 when it refuses 100 (422 on the first page) — the maximum `limit` is not documented.
+ */
+export async function* allItems(client: ApiClient, path: string, signal?: AbortSignal): AsyncGenerator<unknown[]> {
+  let limit = LARGE_PAGE;
+  try {
+    const first = await client.request({ method: 'GET', path, query: { page: 1, limit }, ...(signal ? { signal } : {}) });
+    const items = itemsOf(first.body);
+    if (items.length === 0) return;
+    yield items;
+    const env = envelopeOf(first.body, 1);
+    if (env.more === false || items.length < (env.limit ?? limit)) return;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 422) throw err;
+    limit = DEFAULT_LIMIT;
+    yield* pages(client, { path, limit, ...(signal ? { signal } : {}) });
+    return;
+  }
+  yield* pages(client, { path, limit, page: 2, ...(signal ? { signal } : {}) });
 }

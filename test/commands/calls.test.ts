@@ -27,7 +27,7 @@ test('outcome refusals: not snake_case (with the suggestion), value without curr
   const cases: Array<[string[], RegExp]> = [
     [['Booked Job'], /not snake_case \(use booked_job\)/],
     [['bookedJob'], /use booked_job/],
-    [['booked_job', '--value', '10'], /--value needs a currency/],
+    [['booked_job', '--value', '10'], /needs a currency/],
     [['booked_job', '--value', '-5', '--currency', 'USD'], /--value/],
     [['booked_job', '--value', 'abc', '--currency', 'USD'], /--value/],
     [['booked_job', '--value', '10', '--currency', 'XYZ'], /not an ISO 4217/],

@@ -1,7 +1,7 @@
 /** `callctl calls …`: definitions only; each verb's code loads when it runs. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Bind } from '../lazy.js';
-import { decimal, integer } from '../parse.js';
+import { collect, decimal, integer } from '../parse.js';
 
 export function registerCalls(program: Command, bind: Bind): void {
   const calls = program.command('calls').description('list and show calls, write call outcomes back');
@@ -25,11 +25,29 @@ export function registerCalls(program: Command, bind: Bind): void {
 
   calls
     .command('outcome')
-    .description('write a call\'s outcome (and its value) back to the service')
-    .argument('<callId>', 'call id')
-    .argument('<outcome>', 'snake_case name, used consistently (e.g. booked_job)')
+    .description('write call outcomes (and their values) back: one call, or a file of them with --from')
+    .argument('[callId]', 'call id')
+    .argument('[outcome]', 'snake_case name, used consistently (e.g. booked_job)')
     .option('--value <n>', 'monetary value of the outcome (≥ 0)', decimal(0))
-    .option('--currency <CODE>', 'ISO 4217 code for --value (default: the profile\'s currency)')
-    .addHelpText('after', '\nExamples:\n  callctl calls outcome call_123 booked_job --value 250 --currency USD\n  callctl calls outcome call_123 no_answer')
+    .option('--currency <CODE>', 'ISO 4217 code for a value given without one (default: the profile\'s currency)')
+    .option('--from <file>', 'a CSV (or - for stdin) with columns callId, outcome, value, currency: one PATCH per row, resumable')
+    .option('--map <Header=column>', 'with --from: name the column for callId, outcome, value or currency (repeatable)', collect)
+    .option('--dry-run', 'with --from: check every row, send nothing (needs no key)')
+    .option('--rejects <path>', 'with --from: where rejected rows go (default <file>.rejects.csv)')
+    .addOption(new Option('--resume', 'with --from: continue the unfinished writeback of this file').conflicts('restart'))
+    .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
+    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .option('--delimiter <c>', 'with --from: column delimiter (default: detected)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  callctl calls outcome call_123 booked_job --value 250 --currency USD\n  callctl calls outcome call_123 no_answer\n  callctl calls outcome --from outcomes.csv --currency USD\n  callctl calls outcome --from outcomes.csv --resume --json',
+    )
     .action(bind(() => import('./outcome.js')));
+
+  calls
+    .command('summary')
+    .description('total every call per outcome (and per --by field): calls, and value per currency — reads every page')
+    .option('--by <field>', 'also group by this field of the call, e.g. channel')
+    .addHelpText('after', '\nExamples:\n  callctl calls summary\n  callctl calls summary --by channel --json')
+    .action(bind(() => import('./summary.js')));
 }

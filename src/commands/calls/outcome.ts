@@ -1,53 +1,76 @@
 /**
- * `callctl calls outcome <callId> <outcome> [--value] [--currency]`. Calls are grouped by outcome
- * name (seed §2), so the name must be snake_case — anything else is refused with the snake_case
- * spelling to use. A value needs a currency (flag or the profile's default).
+ * `callctl calls outcome <callId> <outcome> [--value] [--currency]`, or `--from <file|->` for
+ * many calls at once (src/writeback/). The outcome's rules are src/writeback/check.ts: the same
+ * for the one call and for every row of a file.
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { CALL_CSV, type Outcome, writeOutcome } from '../../api/calls.js';
+import { CALL_CSV, writeOutcome } from '../../api/calls.js';
 import { writeRecord } from '../../output/writers.js';
-
-const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
-
-/** `Booked Job` → `booked_job`, `noAnswer` → `no_answer`. */
-export function snakeCase(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
-
-/** ISO 4217 codes this Node knows, upper-case. */
-export function isCurrency(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && Intl.supportedValuesOf('currency').includes(code);
-}
+import { checkOutcome } from '../../writeback/check.js';
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
-  const [callId, name] = args as [string, string];
-  if (!SNAKE.test(name)) {
-    const suggestion = snakeCase(name);
-    throw new UsageError(`outcome "${name}" is not snake_case`, suggestion ? `use ${suggestion}` : 'e.g. booked_job');
+  const [callId, name] = args as [string | undefined, string | undefined];
+  if (opts.from !== undefined) {
+    if (callId !== undefined) throw new UsageError('give either a call and its outcome, or --from a file, not both', 'callctl calls outcome --from outcomes.csv');
+    const { runWriteback } = await import('../../writeback/run-writeback.js');
+    return runWriteback(ctx, {
+      file: opts.from as string,
+      map: (opts.map as string[] | undefined) ?? [],
+      dryRun: opts.dryRun === true,
+      resume: opts.resume === true,
+      restart: opts.restart === true,
+      ...(opts.currency !== undefined ? { currency: opts.currency as string } : {}),
+      ...(opts.rejects !== undefined ? { rejects: opts.rejects as string } : {}),
+      ...(opts.encoding !== undefined ? { encoding: opts.encoding as 'utf8' } : {}),
+      ...(opts.delimiter !== undefined ? { delimiter: opts.delimiter as string } : {}),
+    });
   }
-  const outcome: Outcome = { outcome: name };
-  if (opts.value !== undefined) {
-    const value = opts.value as number;
-    if (!Number.isFinite(value) || value < 0) throw new UsageError(`--value must be a finite number ≥ 0`);
-    const raw = (opts.currency as string | undefined) ?? (await ctx.settings()).currency;
-    if (raw === undefined) throw new UsageError('--value needs a currency', 'add --currency USD, or set a default: callctl config set currency USD');
-    const currency = raw.toUpperCase();
-    if (!isCurrency(currency)) throw new UsageError(`"${raw}" is not an ISO 4217 currency code`, 'e.g. USD, EUR, GBP');
-    outcome.value = value;
-    outcome.currency = currency;
-  } else if (opts.currency !== undefined) {
-    throw new UsageError('--currency without --value', 'give the value too, e.g. --value 250 --currency USD');
+  for (const flag of ['dryRun', 'resume', 'restart', 'rejects', 'map', 'encoding', 'delimiter'] as const) {
+    if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies only with --from`, 'callctl calls outcome --from outcomes.csv');
   }
+  if (callId === undefined || name === undefined) throw new UsageError('give a call id and an outcome, or --from a file', 'callctl calls outcome call_123 booked_job');
+  if (opts.currency !== undefined && opts.value === undefined) throw new UsageError('--currency without --value', 'give the value too, e.g. --value 250 --currency USD');
+  const settings = await ctx.settings();
+  const checked = checkOutcome(
+    { outcome: name, value: opts.value as number | undefined, currency: opts.currency as string | undefined },
+    { currency: settings.currency, vocabulary: settings.outcomes },
+  );
+  if (!checked.ok) throw new UsageError(checked.reason, checked.hint);
+  const outcome = checked.outcome;
   const format = ctx.format;
-  const call = await writeOutcome(await ctx.api(), callId, outcome);
-  ctx.log.info(`outcome of call ${callId} set to ${name}${outcome.value !== undefined ? ` (${outcome.value} ${outcome.currency})` : ''}`);
+  const client = await ctx.api();
+  await warnUnseen(ctx, settings.outcomes, outcome.outcome);
+  if (outcome.value === undefined) await warnValueReplaced(ctx, callId);
+  const call = await writeOutcome(client, callId, outcome);
+  ctx.log.info(`outcome of call ${callId} set to ${outcome.outcome}${outcome.value !== undefined ? ` (${outcome.value} ${outcome.currency})` : ''}`);
   if (format !== 'table') await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV);
   return 0;
+}
+
+/**
+ * Without a vocabulary, an outcome never seen among the account's calls is written — it becomes a
+ * bucket of its own in the totals — with a warning naming the closest existing one.
+ */
+async function warnUnseen(ctx: Context, vocabulary: readonly string[] | undefined, name: string): Promise<void> {
+  if (vocabulary && vocabulary.length > 0) return;
+  const { knownOutcomes } = await import('../../writeback/known.js');
+  const known = await knownOutcomes(await ctx.api());
+  if (known.size === 0 || known.has(name)) return;
+  const { nearest } = await import('../../writeback/check.js');
+  const close = nearest(name, [...known]);
+  ctx.log.warn(`no call has the outcome "${name}" yet: it starts a group of its own in the totals${close ? ` (did you mean ${close}?)` : ''}`);
+}
+
+/**
+ * The API does not say what a PATCH without `value` does to a value the call already has: callctl
+ * sends what the operator gave, and says so when there is a value to lose.
+ */
+async function warnValueReplaced(ctx: Context, callId: string): Promise<void> {
+  const { getCall } = await import('../../api/calls.js');
+  const call = (await getCall(await ctx.api(), callId).catch(() => undefined)) as { value?: unknown; currency?: unknown } | undefined;
+  if (call && typeof call.value === 'number') {
+    const cur = typeof call.currency === 'string' ? ` --currency ${call.currency}` : '';
+    ctx.log.warn(`call ${callId} has a value of ${call.value}${cur ? ` ${String(call.currency)}` : ''}: it is sent without one and may be replaced (to keep it, add --value ${call.value}${cur})`);
+  }
 }

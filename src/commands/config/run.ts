@@ -30,9 +30,17 @@ async function parseValue(key: Key, value: string): Promise<string | number> {
       return value.toUpperCase();
     }
     case 'currency': {
-      const { isCurrency } = await import('../calls/outcome.js');
+      const { isCurrency } = await import('../../writeback/check.js');
       if (!isCurrency(value.toUpperCase())) throw new UsageError(`"${value}" is not an ISO 4217 currency code`, 'e.g. USD, EUR, GBP');
       return value.toUpperCase();
+    }
+    case 'outcomes': {
+      const { snakeCase } = await import('../../writeback/check.js');
+      const names = value.split(',').map((o) => o.trim()).filter((o) => o !== '');
+      if (names.length === 0) throw new UsageError('give the outcome names, comma-separated', 'e.g. booked_job,no_answer,quote_sent');
+      const bad = names.find((o) => snakeCase(o) !== o);
+      if (bad !== undefined) throw new UsageError(`outcome "${bad}" is not snake_case`, `use ${snakeCase(bad) || 'e.g. booked_job'}`);
+      return [...new Set(names)].join(',');
     }
     case 'rate': {
       const n = Number(value);

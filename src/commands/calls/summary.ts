@@ -1,0 +1,33 @@
+/**
+ * `callctl calls summary [--by <field>]`: every call, every page (streamed: memory grows with the
+ * groups, not the calls), totalled per outcome — the totals the outcome writeback feeds.
+ */
+import type { Context } from '../../context.js';
+import { allItems } from '../../http/paginate.js';
+import { createListWriter } from '../../output/writers.js';
+import { formatTotals, OutcomeTotals } from '../../writeback/totals.js';
+
+export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
+  const format = ctx.format;
+  const by = typeof opts.by === 'string' && opts.by.trim() !== '' ? opts.by.trim() : undefined;
+  const client = await ctx.api();
+  const totals = new OutcomeTotals(by);
+  let calls = 0;
+  for await (const page of allItems(client, '/calls')) {
+    for (const call of page) totals.add(call);
+    calls += page.length;
+  }
+  const rows = totals.rows();
+  if (format === 'json' || format === 'ndjson') {
+    // The --by field is named as the operator named it.
+    const out = rows.map((r) => ({ outcome: r.outcome, ...(by !== undefined ? { [by]: r.by } : {}), calls: r.calls, totals: r.totals }));
+    ctx.deps.io.stdout.write(format === 'json' ? `${JSON.stringify(out, null, 2)}\n` : out.map((o) => `${JSON.stringify(o)}\n`).join(''));
+  } else {
+    const columns = [{ key: 'outcome', header: 'Outcome' }, ...(by !== undefined ? [{ key: 'by', header: by }] : []), { key: 'calls', header: 'Calls' }, { key: 'totals', header: 'Value' }];
+    const writer = await createListWriter(ctx.deps.io.stdout, format, columns);
+    await writer.write(rows.map((r) => ({ ...r, totals: formatTotals(r.totals) })));
+    await writer.end();
+  }
+  ctx.log.info(`${calls} call${calls === 1 ? '' : 's'} in ${rows.length} group${rows.length === 1 ? '' : 's'}`);
+  return 0;
+}
