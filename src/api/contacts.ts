@@ -43,7 +43,7 @@ export async function updateContact(client: ApiClient, id: string, fields: Conta
 }
 
 /** DELETE — the erasure of the person and all their history (docs/api.md, Contacts). */
-export async function eraseContact(client: ApiClient, id: string): Promise<{ status: number; body: unknown }> {
-  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}` });
+export async function eraseContact(client: ApiClient, id: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}`, ...(signal ? { signal } : {}) });
   return { status: res.status, body: res.body };
 }

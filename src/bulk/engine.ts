@@ -40,6 +40,8 @@ export interface BulkPlan<T> {
   refused(err: ApiError): string;
   /** Told of a row that was finished in an earlier run (so duplicates across runs are still seen). */
   skipped?(row: BulkRow, verdict: Verdict<T>): void;
+  /** Told of a row finished without a request (`done`), e.g. to write its receipt. */
+  ended?(row: BulkRow, ending: string): void;
 }
 
 export interface BulkIO {
@@ -53,6 +55,12 @@ export interface BulkIO {
   dryRun: boolean;
   /** Rows in flight at most. */
   window: number;
+  /**
+   * Send the first row alone and wait for its answer before the others: a key that may not do
+   * this (403) is then refused once, not once per row in flight — for erasure, where even a
+   * refused DELETE should not go out twenty times.
+   */
+  firstAlone?: boolean;
   startProgress(facts: () => Omit<ProgressFacts, 'bytesRead' | 'size' | 'pace' | 'throttled'>): Promise<Progress>;
 }
 
@@ -94,6 +102,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   let consecutiveFailures = 0;
   let failedShown = 0;
   let complete = false;
+  let sentOne = false;
 
   const onSignal = () => {
     if (!stopping) {
@@ -167,6 +176,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       }
       if ('done' in verdict) {
         end(row, verdict.done);
+        plan.ended?.(row, verdict.done);
         continue;
       }
       if (verdict.key !== undefined) {
@@ -189,6 +199,10 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       }
       const p: Promise<void> = send(verdict.send, row).finally(() => inflight.delete(p));
       inflight.add(p);
+      if (io.firstAlone && !sentOne) {
+        sentOne = true;
+        await p;
+      }
     }
     complete = !stopping && !fatal;
   } catch (err) {

@@ -51,9 +51,37 @@ export function registerContacts(program: Command, bind: Bind): void {
 
   contacts
     .command('rm')
-    .description('erase a contact and all their history (calls, recordings) — irreversible')
-    .argument('<id>', 'contact id')
+    .description('erase contacts and all their history (calls, recordings) — irreversible: one id, every contact that is a phone\'s person, or a file of erasure requests')
+    .argument('[id]', 'contact id')
     .addOption(new Option('--confirm', 'required: confirms the irreversible erasure'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts rm c_123 --confirm\n  callctl contacts rm c_123 --confirm --json')
+    .option('--phone <number>', 'erase every contact with this phone, national-format twins included (as contacts find --phone)')
+    .option('--from <file>', 'a file of erasure requests: an id or phone a line, or a CSV with an id or phone column (- for stdin)')
+    .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
+    .option('--dry-run', 'resolve exactly as the real run and print what would be erased; send no DELETE')
+    .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl; required for stdin)')
+    .addOption(new Option('--resume', 'with --from: continue the unfinished erasure of this file').conflicts('restart'))
+    .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
+    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  callctl contacts rm ct_123 --confirm\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
+    )
     .action(bind(() => import('./rm.js')));
+
+  contacts
+    .command('find')
+    .description('every contact that is this person: by phone (national-format twins included) or e-mail — reads every page')
+    .option('--phone <number>', 'the phone, in any format (read as E.164)')
+    .option('--email <address>', 'the e-mail (case and surrounding spaces ignored)')
+    .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
+    .addHelpText('after', '\nExamples:\n  callctl contacts find --phone "+44 7911 123456" --country GB\n  callctl contacts find --email Ada@Example.com --json')
+    .action(bind(() => import('./find.js')));
+
+  contacts
+    .command('dupes')
+    .description('contacts whose phones are one number in different formats, and phones stored in national format — reads every page')
+    .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
+    .option('--fix', 'rewrite a national-format phone to E.164 where no other contact has that number (groups are only reported)')
+    .addHelpText('after', '\nExamples:\n  callctl contacts dupes --country GB\n  callctl contacts dupes --country GB --fix --json')
+    .action(bind(() => import('./dupes.js')));
 }

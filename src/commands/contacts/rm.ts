@@ -1,13 +1,34 @@
 /**
- * `callctl contacts rm <id> --confirm`: the erasure of a person (seed §4 rule 3) — the contact,
- * every call and recording attached to them, irreversibly. Never sent without --confirm.
+ * `callctl contacts rm <id> --confirm`: the erasure of a person (docs/api.md, Contacts) — the
+ * contact, every call and recording attached to them, irreversibly. Never sent without --confirm.
+ * `--phone` and `--from` are erasure requests (src/erasure/).
  */
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { eraseContact } from '../../api/contacts.js';
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
-  const id = args[0] as string;
+  const id = args[0];
+  const requests = [opts.phone, opts.from].filter((x) => x !== undefined).length;
+  if (requests > 1 || (requests === 1 && id !== undefined)) throw new UsageError('give one of: an id, --phone, --from', 'e.g. callctl contacts rm --phone "+44 7911 123456" --confirm');
+  if (requests === 1) {
+    const { runErasure } = await import('../../erasure/run-erasure.js');
+    return runErasure(ctx, {
+      from: opts.from as string | undefined,
+      phone: opts.phone as string | undefined,
+      country: opts.country as string | undefined,
+      confirm: opts.confirm === true,
+      dryRun: opts.dryRun === true,
+      receipts: opts.receipts as string | undefined,
+      resume: opts.resume === true,
+      restart: opts.restart === true,
+      encoding: opts.encoding as 'utf8' | undefined,
+    });
+  }
+  if (id === undefined) throw new UsageError('give the id of the contact to erase, or --phone, or --from', 'e.g. callctl contacts rm ct_123 --confirm');
+  for (const flag of ['country', 'dryRun', 'receipts', 'resume', 'restart', 'encoding'] as const) {
+    if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies only with --phone or --from`);
+  }
   if (opts.confirm !== true) {
     throw new UsageError(`this would erase contact ${id} with all their calls and recordings, irreversibly; nothing was sent`, `add --confirm to erase: callctl contacts rm ${id} --confirm`);
   }
