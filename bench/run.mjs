@@ -12,7 +12,7 @@ import { startSandbox } from '../dist/sandbox/index.js';
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,shared').split(',');
+const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,shared').split(',');
 const redisUrl = process.env.CALLCTL_BENCH_REDIS_URL;
 const runs = smoke ? 1 : Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const work = mkdtempSync(join(tmpdir(), 'callctl-bench-'));
@@ -214,6 +214,41 @@ try {
     await sb.close();
     say(`| ${(median(walls) / 1000).toFixed(2)} s | ${Math.round(N / (median(walls) / 1000)).toLocaleString('en')} | ${median(rss).toFixed(0)} MB |`);
   }
+  if (only.includes('bulk')) {
+    // Outcome writeback and erasure requests at scale, against the sandbox with no rate limit: what
+    // they cost beyond the requests themselves.
+    const N = smoke ? 1_000 : 100_000;
+    const K = smoke ? 50 : 1_000;
+    say('');
+    say(`## 7. Bulk jobs — \`calls summary\` over ${N.toLocaleString('en')} calls; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones among ${N.toLocaleString('en')} contacts (dry run)`);
+    say('');
+    say('| job | wall (median) | requests | rows/s | peak RSS |');
+    say('|---|---|---|---|---|');
+    const sb = await startSandbox({ port: 0, rateLimit: 0, seed: N });
+    const env = { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey };
+    const phones = sb.contacts().filter((_, i) => i % Math.floor(N / K) === 0).slice(0, K).map((c) => c.phone);
+    const requests = join(work, 'erasure-requests.txt');
+    writeFileSync(requests, `${phones.join('\n')}\n`);
+    for (const [name, argv, rows] of [
+      ['calls summary --by channel', ['calls', 'summary', '--by', 'channel', '--json'], N],
+      [`contacts rm --from (${K} phones) --dry-run`, ['contacts', 'rm', '--from', requests, '--dry-run', '--json'], N],
+    ]) {
+      const walls = [];
+      const rss = [];
+      let reqs = 0;
+      for (let r = 0; r < runs; r++) {
+        const before = sb.stats().requests;
+        const res = await callctl(argv, { env, rss: true });
+        if (res.code !== 0) throw new Error(`${name} failed: ${res.stderr}`);
+        reqs = sb.stats().requests - before;
+        walls.push(res.ms);
+        rss.push(res.rssMb);
+      }
+      say(`| ${name} | ${(median(walls) / 1000).toFixed(2)} s | ${reqs} | ${Math.round(rows / (median(walls) / 1000)).toLocaleString('en')} | ${median(rss).toFixed(0)} MB |`);
+    }
+    await sb.close();
+  }
+
   if (only.includes('shared')) {
     const R = 20;
     const N = smoke ? 30 : 150;

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 
 test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', '--only=pace,unthrottled,dryrun,startup,listing'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', '--only=pace,unthrottled,dryrun,startup,listing,bulk'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const code = await new Promise<number | null>((done) => child.on('close', done));
   assert.equal(code, 0, err);
-  for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing']) assert.ok(out.includes(section), `${section} missing`);
+  for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing', '## 7. Bulk jobs']) assert.ok(out.includes(section), `${section} missing`);
   assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \|/);
 });
