@@ -47,11 +47,19 @@ const DOUBLING_MS = 100;
 /** After the first 429 (one span: only bounds), sit at this share of the span's upper bound. */
 const FIRST_SHARE = 0.5;
 /** …after a short span, with nothing better known. */
-const SHORT_SHARE = 0.85;
+const SHORT_SHARE = 0.7;
+/** Two spans whose admitted counts differ by at most this share met a window's quota. */
+const WINDOW_SAME = 0.1;
+/** The probe stays under this share of the pace that last met a 429… */
+const UNDER_TOO_FAST = 0.97;
+/** …which relaxes upward this share per second without a 429. */
+const RELAX_PER_SEC = 0.0005;
+/** A long span's limit is read from the rate admitted over its last seconds. */
+const RECENT_MS = 2000;
 /** A span this long drained little of what the pause refilled: its admitted rate is the limit's. */
-const LONG_SPAN_MS = 2000;
+const LONG_SPAN_MS = 1500;
 /** Until solved, probe up this share of the pace per second… */
-const PROBE_UNSOLVED = 0.1;
+const PROBE_UNSOLVED = 0.03;
 /** …once solved, hold at this share of the solved rate and probe this slowly. */
 const HOLD = 0.985;
 const PROBE_SOLVED = 0.001;
@@ -81,8 +89,18 @@ export class BlindPace {
   private pausedUntil = -Infinity;
   private consecutive429 = 0;
   private lastWindowCutAt = -Infinity;
-  /** The best rate a cycle of span and pause achieved before the rate was solved. */
-  private floor = 0;
+  /** The lowest pace that met a 429 (relaxed slowly upward while none comes): the probe stays under it. */
+  private tooFast = Infinity;
+  /** Send times of the current span's admitted requests (the recent admitted rate). */
+  private readonly admittedAt: number[] = [];
+  /**
+   * A window-like limit restores a whole quota after each pause, whatever the pace before it:
+   * then the quota is best sent at once when a pause ends (and each pause costs little). Set when
+   * two spans after pauses admitted the same number; refuted for good by a burst that meets a 429
+   * before it is spent (a bucket refills only a little during a pause).
+   */
+  private burst = 0;
+  private burstRefuted = false;
 
   constructor(
     opts: { ceiling?: number | undefined; initialRate?: number | undefined },
@@ -101,6 +119,7 @@ export class BlindPace {
       this.spanStart = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
       this.spanAdmitted = 0;
       this.spanMaxInflight = 0;
+      this.admittedAt.length = 0;
     }
   }
 
@@ -114,7 +133,10 @@ export class BlindPace {
     if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
     else {
       const probe = this.solvedRate !== undefined ? PROBE_SOLVED * this.solvedRate : PROBE_UNSOLVED * this.rate;
-      this.rate += probe * (dt / 1000);
+      // Up, but not into the pace that last met a 429 — which itself relaxes, slowly, in case the
+      // limit was raised.
+      this.tooFast *= 1 + RELAX_PER_SEC * (dt / 1000);
+      this.rate = Math.max(this.rate, Math.min(this.rate + probe * (dt / 1000), this.tooFast * UNDER_TOO_FAST));
     }
     this.rate = Math.min(this.rate, this.ceiling);
     if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > WINDOW_GROW_MS) {
@@ -136,6 +158,8 @@ export class BlindPace {
       if (this.spanStart !== undefined && o.sentAt >= this.spanStart) {
         this.spanAdmitted += 1;
         this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);
+        if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
+        this.admittedAt.push(o.sentAt);
       }
       return 0;
     }
@@ -166,8 +190,13 @@ export class BlindPace {
     }
     this.spans.push(span);
     if (this.spans.length > 4) this.spans.shift();
+    this.judgeBurst(span);
+    // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn.
+    if (this.burst > 0 && span.A >= this.burst && !this.slowStart) return;
     this.slowStart = false;
-    const estimate = this.estimate(this.rate);
+    const paceAt429 = this.rate;
+    const estimate = this.estimate(paceAt429, o.sentAt);
+    this.tooFast = Math.min(this.tooFast, paceAt429);
     this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, estimate));
   }
 
@@ -179,21 +208,40 @@ export class BlindPace {
     return this.slowStart && rateBefore > 0.6 * this.rate;
   }
 
+  /** Requests that may go at once when a pause ends: a window's quota, once one is recognised. */
+  burstAfter(): number {
+    return this.burst;
+  }
+
+  private judgeBurst(cur: Span): void {
+    if (this.burst > 0 && cur.A < this.burst) {
+      this.burst = 0;
+      this.burstRefuted = true;
+      return;
+    }
+    const prev = this.spans[this.spans.length - 2];
+    if (this.burstRefuted || this.burst > 0 || !prev || prev.pauseMs === Infinity || cur.pauseMs < 1000) return;
+    const same = Math.abs(cur.A - prev.A) <= WINDOW_SAME * Math.max(cur.A, prev.A);
+    if (same && cur.A >= 4 && cur.T < LONG_SPAN_MS && prev.T < LONG_SPAN_MS) this.burst = Math.floor(Math.min(cur.A, prev.A) * 0.9);
+  }
+
   /** The pace to hold after the latest span. */
-  private estimate(paceAt429: number): number {
+  private estimate(paceAt429: number, at: number): number {
     const cur = this.spans[this.spans.length - 1] as Span;
     if (this.spans.length === 1) {
       // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
       // it is), by up to a few doublings with a large burst. Start the next span well under it.
       return paceAt429 * FIRST_SHARE;
     }
-    const upper = (Math.max(0, cur.A - 1) / cur.T) * 1000;
     if (cur.T >= LONG_SPAN_MS) {
-      // A long span drained only the little the pause refilled: its admitted rate is the limit's,
-      // and what it admitted beyond that rate is the burst the server refills.
-      const R = this.solvedRate !== undefined ? Math.min(upper, Math.max(this.solvedRate * 0.97, upper * 0.97)) : upper;
-      this.solvedRate = R;
-      return R * HOLD;
+      // A long span drained only the little the pause refilled. Everything sent was admitted until
+      // the 429, so the rate admitted over its last seconds — when the bucket was draining — is
+      // the limit's, give or take the overshoot of a slow probe.
+      const since = at - Math.min(cur.T, RECENT_MS);
+      const recent = this.admittedAt.filter((t) => t >= since).length;
+      const R = Math.min(paceAt429, (recent / ((at - since) / 1000)));
+      this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
+      return Math.min(this.solvedRate, paceAt429) * HOLD;
     }
     // A short span is mostly what the pause refilled: it says little of the rate, except that the
     // pace that met it was too fast.
@@ -201,11 +249,7 @@ export class BlindPace {
       this.solvedRate = Math.min(this.solvedRate * 0.97, paceAt429);
       return this.solvedRate * HOLD;
     }
-    // Between what this cycle of span and pause achieved (repeating it would do as well) and the
-    // pace that met the 429, halve the distance on a log scale.
-    const achieved = cur.pauseMs === Infinity ? 0 : (cur.A / (cur.pauseMs + cur.T)) * 1000;
-    this.floor = Math.max(this.floor, achieved);
-    return this.floor > 0 && this.floor < paceAt429 ? Math.sqrt(this.floor * paceAt429) : paceAt429 * SHORT_SHARE;
+    return paceAt429 * SHORT_SHARE;
   }
 
   private backoff(): number {

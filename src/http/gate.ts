@@ -32,6 +32,8 @@ export class PaceGate {
   readonly pacer: Pacer;
   private inflight = 0;
   private nextRelease = -Infinity;
+  /** Requests that may still go without spacing since the last pause ended. */
+  private burstLeft = 0;
   /** The server's quota as we mirror it (header regime): credits now, as of `creditsAt`. */
   private credits: number | null = null;
   private creditsAt = 0;
@@ -73,7 +75,12 @@ export class PaceGate {
     // follow the schedule, not the moment a timer fired, so late timers do not slow the pace —
     // but at most half a gap is made up, so an idle spell is no licence for a burst.
     const gap = s.credits === null ? s.minTimeMs : 0;
-    this.nextRelease = Math.max(this.nextRelease, now - gap / 2, resumeAt) + gap;
+    if (this.burstLeft > 0) {
+      this.burstLeft -= 1;
+      this.nextRelease = now;
+    } else {
+      this.nextRelease = Math.max(this.nextRelease, now - gap / 2, resumeAt) + gap;
+    }
     const ticket = { sentAt: now, inflightAtSend: this.inflight };
     this.inflight += 1;
     this.pacer.onSend(now);
@@ -92,7 +99,10 @@ export class PaceGate {
       inflightOthers: this.inflight,
       inflightAtSend: ticket.inflightAtSend,
     };
+    const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
+    // A new pause: a window's quota, once recognised, may go at once when it ends.
+    if (this.pacer.resumeAt > before) this.burstLeft = this.pacer.burstAfter();
     // The server's count of what remains always replaces our mirror.
     const credits = this.pacer.settings().credits;
     if (credits !== null && ticket.sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {

@@ -67,6 +67,8 @@ const BACKOFF_CAP_MS = 30_000;
 const REFILL_MEMORY_MS = 3_000;
 /** …and count once they span this much time between answers. */
 const REFILL_MIN_SPAN_MS = 300;
+/** A lower bound of the refill counts over at least this long between answers. */
+const LOWER_BOUND_MIN_MS = 20;
 /** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
 const REFILL_SAFETY = 0.95;
 
@@ -118,6 +120,11 @@ export class Pacer {
   /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
   get window(): number {
     return this.headerMode ? Infinity : this.blind.window;
+  }
+
+  /** Requests that may go at once when a pause ends (a window's quota, once recognised). */
+  burstAfter(): number {
+    return this.headerMode ? 0 : this.blind.burstAfter();
   }
 
   /** A request goes out now. */
@@ -215,6 +222,13 @@ export class Pacer {
     if (this.refill <= 0 && rl.limit !== undefined && rl.resetMs !== undefined && rl.resetMs > 0) {
       // First guess until measured: the quota regained over the time the server says it takes.
       this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * REFILL_SAFETY;
+    } else if (prev && at - prev.at >= LOWER_BOUND_MIN_MS) {
+      // With a full bucket at either end, what was regained is only a lower bound of the refill
+      // (the bucket may have overflowed) — but a bound all the same: a guess below it is too low.
+      // A reset in whole seconds says little of a small bucket, and pacing at a low guess keeps it
+      // full: without this, the pace would never find the real refill.
+      const atLeast = ((remaining - prev.remaining + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
+      if (atLeast > this.refill) this.refill = atLeast;
     }
   }
 
@@ -241,7 +255,9 @@ export class Pacer {
     const wait = o.retryAfterMs ?? this.backoff();
     if (!echo) {
       this.credits = 0;
-      this.refill *= DECREASE;
+      // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
+      // spent, not that the refill is lower.
+      if (this.intervalSum >= REFILL_MIN_SPAN_MS) this.refill *= DECREASE;
     }
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     return wait;

@@ -171,10 +171,12 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     active -= 1;
     gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
     if (status === 429) {
+      if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       left += 1;
     } else {
       done += 1;
+      if (process.env.SIM_TRACE && done % Math.round(R) === 0) console.log(`t=${((now - t0) / 1000).toFixed(3)} done=${done} pace=${gate.pacer.pace.toFixed(1)}`);
       if (done === Math.ceil(rows / 2)) halfAt = now;
       if (done === rows) end = now;
     }

@@ -18,14 +18,16 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.75, headers: 0.9 },
-  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.78, headers: 0.78 },
+  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.83, headers: 0.9 },
+  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.85, headers: 0.85 },
+  { name: 'bucket 5/s, burst 1', server: { shape: 'bucket', rate: 5, burst: 1 }, blind: 0.83, headers: 0.83 },
   { name: 'bucket 50/s, burst 50', server: { shape: 'bucket', rate: 50, burst: 50 }, blind: 0.95, headers: 0.97 },
   { name: 'bucket 100/s, burst 300', server: { shape: 'bucket', rate: 100, burst: 300 }, blind: 0.95, headers: 0.97 },
-  { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.85, headers: 0.9 },
+  { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.82, headers: 0.93 },
+  { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.89, headers: 0.9 },
   { name: 'fixed window, 1200 per 60 s', server: { shape: 'window', rate: 20, windowMs: 60_000 }, blind: 0.95, headers: 0.97 },
-  { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.55, headers: 0.93 },
-  { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.85, headers: 0.97 },
+  { name: 'sliding window, 100 per 1 s', server: { shape: 'sliding', rate: 100, windowMs: 1000 }, blind: 0.88, headers: 0.95 },
+  { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.9, headers: 0.97 },
   { name: 'at most 3 in flight, 40 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, blind: 0.93, headers: 0.93 },
   { name: 'at most 2 in flight, 100 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 2, latencyMs: 100 }, blind: 0.94, headers: 0.94 },
 ];
@@ -35,15 +37,18 @@ for (const c of cases) {
     for (const seed of [1, 2, 3]) {
       const r = simulate({ ...c.server, headers: 'none' }, { seed });
       assert.ok(r.share >= c.blind, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal (floor ${c.blind * 100} %)`);
-      assert.ok(r.share429 <= 0.02, `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+      // 5/s with a burst of 1 is 150 rows: its three 429s of discovery are 2 % on their own.
+      assert.ok(r.share429 <= (r.rows < 500 ? 0.021 : 0.012), `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
     }
   });
   for (const headers of ['draft6', 'draft8', 'x'] as const) {
     test(`pace, ${headers} headers: ${c.name}`, () => {
       const floor = headers === 'draft8' ? Math.max(c.headers, 0.9) : c.headers;
-      const r = simulate({ ...c.server, headers }, { seed: 1 });
-      assert.ok(r.share >= floor, `${(r.share * 100).toFixed(1)} % of the ideal (floor ${floor * 100} %)`);
-      assert.ok(r.share429 <= 0.011, `${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+      for (const seed of [1, 2, 3]) {
+        const r = simulate({ ...c.server, headers }, { seed });
+        assert.ok(r.share >= floor, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal (floor ${floor * 100} %)`);
+        assert.ok(r.share429 <= (r.rows < 500 ? 0.021 : 0.011), `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+      }
     });
   }
 }
@@ -63,7 +68,7 @@ test('a concurrency cap shrinks the requests in flight instead of the rate', () 
   const capped = simulate({ shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40, headers: 'none' }, { concurrency: 8 });
   // With 8 allowed and 3 admitted, a rate cut alone would keep meeting 429s.
   assert.ok(capped.throttled <= 3, `${capped.throttled} 429s`);
-  assert.ok(capped.share >= 0.85, `${(capped.share * 100).toFixed(1)} %`);
+  assert.ok(capped.share >= 0.8, `${(capped.share * 100).toFixed(1)} %`);
 });
 
 test('--rate is a ceiling the pace never passes, even on a server that would take more', () => {
@@ -80,4 +85,14 @@ test('a 429 without Retry-After backs off exponentially, capped, and the import 
   assert.equal(r.rows, 200);
   assert.ok(Number.isFinite(r.wallMs) && r.wallMs > 0, 'finished');
   assert.ok(r.share >= 0.5, `${(r.share * 100).toFixed(1)} %`);
+});
+
+test('a window-like limit is sent at once after each pause; a bucket that refutes it is paced again', () => {
+  // A sliding window of one second: each pause restores the whole quota.
+  const windowed = simulate({ shape: 'sliding', rate: 100, windowMs: 1000, headers: 'none' }, { seed: 1 });
+  assert.ok(windowed.share >= 0.88, `${(windowed.share * 100).toFixed(1)} %`);
+  // A bucket whose spans admit alike for a while must not be burst into for the rest of the run.
+  const bucket = simulate({ shape: 'bucket', rate: 200, burst: 20, headers: 'none' }, { seed: 1, seconds: 60 });
+  assert.ok(bucket.sustained >= 0.95, `sustained ${(bucket.sustained * 100).toFixed(1)} %`);
+  assert.ok(bucket.share429 <= 0.005, `${(bucket.share429 * 100).toFixed(2)} % 429s`);
 });
