@@ -38,10 +38,15 @@ export interface BulkPlan<T> {
   send(item: T, row: BulkRow, signal: AbortSignal): Promise<string>;
   /** A row the server refused (4xx): its reason for the rejects file. */
   refused(err: ApiError): string;
-  /** Told of a row that was finished in an earlier run (so duplicates across runs are still seen). */
-  skipped?(row: BulkRow, verdict: Verdict<T>): void;
+  /**
+   * A row finished in an earlier run: its duplicate key, if it has one (so a later row of the file
+   * is still a duplicate of it). Not checked otherwise: it is done.
+   */
+  skipped?(row: BulkRow): string | number | undefined;
   /** Told of a row finished without a request (`done`), e.g. to write its receipt. */
   ended?(row: BulkRow, ending: string): void;
+  /** Told of a row that passed every check and is no duplicate, just before it is sent (or, in a dry run, counted). */
+  accepted?(row: BulkRow, item: T): void | Promise<void>;
 }
 
 export interface BulkIO {
@@ -61,7 +66,7 @@ export interface BulkIO {
    * refused DELETE should not go out twenty times.
    */
   firstAlone?: boolean;
-  startProgress(facts: () => Omit<ProgressFacts, 'bytesRead' | 'size' | 'pace' | 'throttled'>): Promise<Progress>;
+  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'read'>): Promise<Progress>;
 }
 
 export interface BulkCounts {
@@ -103,6 +108,8 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   let failedShown = 0;
   let complete = false;
   let sentOne = false;
+  /** Rows answered by the server in this run (the rate of progress). */
+  let sent = 0;
 
   const onSignal = () => {
     if (!stopping) {
@@ -112,7 +119,13 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   };
   const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
-  const progress = await io.startProgress(() => ({ done: ended() + c.skipped, rejected: c.rejected + c.duplicates }));
+  const progress = await io.startProgress(() => ({
+    finished: ended() + c.rejected + c.duplicates + c.failed + c.valid,
+    sent: sent,
+    skipped: c.skipped,
+    rejected: c.rejected + c.duplicates,
+    read: c.rows,
+  }));
 
   const finish = (row: BulkRow, status: string) => io.journal?.record(row.n, status);
   const end = (row: BulkRow, status: string) => {
@@ -122,7 +135,9 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
 
   async function send(item: T, row: BulkRow): Promise<void> {
     try {
-      end(row, await plan.send(item, row, abort.signal));
+      const ending = await plan.send(item, row, abort.signal);
+      sent += 1;
+      end(row, ending);
       consecutiveFailures = 0;
     } catch (err) {
       if (err instanceof InterruptedError || abort.signal.aborted) {
@@ -161,13 +176,13 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       if (stopping || fatal) break;
       c.rows += 1;
       const row: BulkRow = { n: c.rows, line: raw.line, cells: raw.cells };
-      const verdict = plan.check(row);
       if (Journal.isFinished(io.earlier?.rows.get(row.n))) {
         c.skipped += 1;
-        if ('send' in verdict && verdict.key !== undefined) seen.add(verdict.key);
-        plan.skipped?.(row, verdict);
+        const key = plan.skipped?.(row);
+        if (key !== undefined) seen.add(key);
         continue;
       }
+      const verdict = plan.check(row);
       if ('reject' in verdict) {
         c.rejected += 1;
         io.rejects.add(row.cells, verdict.reject, row.line);
@@ -188,6 +203,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
         }
         seen.add(verdict.key);
       }
+      await plan.accepted?.(row, verdict.send);
       if (io.dryRun) {
         c.valid += 1;
         continue;

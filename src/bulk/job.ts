@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, fileHash, Journal, journalId } from './journal.js';
-import { RejectsFile } from './rejects.js';
+import { RejectsFile, type SourceShape } from './rejects.js';
 
 export interface JobInput {
   /** What the job is, in the operator's words: "import", "writeback", "erasure". */
@@ -29,6 +29,8 @@ export interface JobInput {
   /** --rejects, and the source's header (the rejects file keeps its columns). */
   rejectsPath: string | undefined;
   header: string[];
+  /** The source's delimiter and encoding, which the rejects file keeps. */
+  shape?: SourceShape | undefined;
   log: Logger;
   now: () => number;
 }
@@ -67,5 +69,5 @@ export async function openJob(o: JobInput): Promise<JobFiles> {
     o.log.info('reading stdin: no journal is kept (--resume needs a file)');
   }
   const rejectsPath = resolve(o.cwd, o.rejectsPath ?? (stdin ? 'stdin.rejects.csv' : `${o.file}.rejects.csv`));
-  return { journal, earlier, rejects: new RejectsFile(rejectsPath, o.header, earlier !== undefined), rejectsPath };
+  return { journal, earlier, rejects: new RejectsFile(rejectsPath, o.header, earlier !== undefined, o.shape), rejectsPath };
 }

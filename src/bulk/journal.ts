@@ -6,7 +6,7 @@
  * not, and are sent again. The key is never written here.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 
@@ -32,13 +32,33 @@ export interface EarlierRun {
 }
 
 const FSYNC_EVERY_MS = 200;
+/** Finished journals are kept for the record: the 20 newest, none older than 30 days. */
+const KEEP_FINISHED = 20;
+const KEEP_FINISHED_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Removes finished journals beyond what is kept (unfinished ones are never touched). */
+export function pruneFinished(dir: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /\.done-\d+\.jsonl$/.test(n));
+  } catch {
+    return;
+  }
+  const dated = names.map((n) => ({ n, at: Number(/\.done-(\d+)\.jsonl$/.exec(n)?.[1]) })).sort((a, b) => b.at - a.at);
+  dated.forEach(({ n, at }, i) => {
+    if (i >= KEEP_FINISHED || now - at > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
+  });
+}
 
 export class Journal {
   private fd: number | undefined;
   private dirty = false;
   private lastSync = 0;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Reads an unfinished journal, if there is one (a finished one is not an earlier run to resume). */
   static earlier(dir: string, id: string): EarlierRun | undefined {
@@ -76,7 +96,8 @@ export class Journal {
   static open(dir: string, id: string, resume: boolean, header: Record<string, unknown>, now: () => number): Journal {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const j = new Journal(join(dir, `${id}.jsonl`));
+      pruneFinished(dir, now());
+      const j = new Journal(join(dir, `${id}.jsonl`), now);
       if (!resume) rmSync(j.path, { force: true });
       j.fd = openSync(j.path, 'a', 0o600);
       j.append({ ...header, startedAt: new Date(now()).toISOString(), resume });
@@ -113,7 +134,7 @@ export class Journal {
     this.fd = undefined;
     if (finished) {
       // Kept for the record under a name that is never resumed.
-      renameSync(this.path, this.path.replace(/\.jsonl$/, `.done-${Date.now()}.jsonl`));
+      renameSync(this.path, this.path.replace(/\.jsonl$/, `.done-${this.now()}.jsonl`));
     }
   }
 }

@@ -1,21 +1,46 @@
 /**
- * The rejects file of a bulk job: the original columns in order, plus `error` — so the operator
- * can fix the rows where they came from and feed the file back.
+ * The rejects file of a bulk job: the original columns in order, then `error` and `line` (the
+ * row's line in the source) — so the operator can find each row where it came from, fix it, and
+ * feed the file back. It is written as the source was: the same delimiter and encoding (a file
+ * from Excel on Windows comes back as Windows-1252 with semicolons), and a UTF-8 one with a BOM so
+ * that Excel reads its accents.
  */
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
+import iconv from 'iconv-lite';
 import { RuntimeError } from '../errors.js';
+
+/** How the source was written, for a rejects file Excel opens as it opened the source. */
+export interface SourceShape {
+  delimiter: string;
+  /** utf8, utf16le, utf16be, latin1, windows-1252. */
+  encoding: string;
+}
+
+const ICONV: Record<string, string> = { utf8: 'utf8', utf16le: 'utf16le', utf16be: 'utf16be', latin1: 'win1252', 'windows-1252': 'win1252' };
+const BOM: Record<string, Buffer> = { utf8: Buffer.from([0xef, 0xbb, 0xbf]), utf16le: Buffer.from([0xff, 0xfe]), utf16be: Buffer.from([0xfe, 0xff]) };
 
 /** The rejects file, created on the first reject (no reject, no file). Appended to on --resume. */
 export class RejectsFile {
   private fd: number | undefined;
   count = 0;
 
+  private readonly encoding: string;
+  private readonly delimiter: string;
+
   constructor(
     readonly path: string,
     private readonly header: string[],
     private readonly append: boolean,
-  ) {}
+    shape: SourceShape = { delimiter: ',', encoding: 'utf8' },
+  ) {
+    this.encoding = ICONV[shape.encoding] ?? 'utf8';
+    this.delimiter = shape.delimiter;
+  }
+
+  private write(rows: string[][]): void {
+    writeSync(this.fd as number, iconv.encode(stringify(rows, { delimiter: this.delimiter }), this.encoding));
+  }
 
   /** One rejected row: its cells, the reason, and its line in the source. */
   add(cells: string[], reason: string, line?: number): void {
@@ -26,12 +51,16 @@ export class RejectsFile {
       } catch (err) {
         throw new RuntimeError('rejects_unwritable', `cannot write the rejects file ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'choose another place with --rejects');
       }
-      if (!keep) writeSync(this.fd, stringify([[...this.header, 'error', 'line']]));
+      if (!keep) {
+        const bom = BOM[this.encoding];
+        if (bom) writeSync(this.fd, bom);
+        this.write([[...this.header, 'error', 'line']]);
+      }
     }
     const row = this.header.map((_, i) => cells[i] ?? '');
     // Cells beyond the header are kept too: they are what made the row too long.
     for (let i = this.header.length; i < cells.length; i++) row.push(cells[i] as string);
-    writeSync(this.fd, stringify([[...row.slice(0, this.header.length), reason, line === undefined ? '' : String(line), ...row.slice(this.header.length)]]));
+    this.write([[...row.slice(0, this.header.length), reason, line === undefined ? '' : String(line), ...row.slice(this.header.length)]]);
     this.count += 1;
   }
 

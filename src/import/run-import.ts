@@ -7,13 +7,16 @@
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
-import { type BulkPlan, runBulk } from '../bulk/engine.js';
+import { type BulkPlan, type BulkRow, runBulk } from '../bulk/engine.js';
 import { checkResumable, openJob } from '../bulk/job.js';
 import { startProgress } from '../bulk/progress.js';
 import { CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { isRegion } from '../phone/e164.js';
+import { CONTACT_CSV } from '../api/contacts.js';
+import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, parseMaps } from './mapping.js';
+import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
 import { checkRow, type ContactBody } from './validate.js';
@@ -29,6 +32,12 @@ export interface ImportOptions {
   allowNoPhone: boolean;
   encoding?: EncodingName;
   delimiter?: string;
+  /** List the contacts first and report each row as new or matching (always in a dry run with a key). */
+  checkExisting: boolean;
+  /** `skip`: send only rows whose phone matches no existing contact. */
+  existing: 'merge' | 'skip';
+  /** Dry run: print the rows as they would be sent (csv or ndjson) on stdout. */
+  rowsFormat?: 'csv' | 'ndjson' | undefined;
 }
 
 function delimiterOf(raw: string | undefined): string | undefined {
@@ -50,8 +59,11 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const path = stdin ? '-' : resolve(ctx.deps.cwd, o.file);
   const shownName = stdin ? 'stdin' : o.file;
 
-  // Check the key and base URL before reading anything, so a wrong setting costs nothing.
-  const client: ApiClient | undefined = o.dryRun ? undefined : await ctx.api();
+  // Check the key and base URL before reading anything, so a wrong setting costs nothing. A dry
+  // run needs no key; with one, it previews what the import would change.
+  const preview = o.dryRun ? settings.apiKey !== undefined : o.checkExisting || o.existing === 'skip';
+  if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
+  const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}) });
   ctx.onClose(() => source.close());
@@ -74,15 +86,34 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     dryRun: o.dryRun,
     resume: o.resume,
     restart: o.restart,
-    identity: { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter },
+    identity: { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.existing === 'skip' ? { existing: 'skip' } : {}) },
     configPath: async () => (await ctx.config()).path,
     rejectsPath: o.rejects,
     header: source.header,
+    shape: { delimiter: source.delimiter, encoding: source.encoding },
     log: ctx.log,
     now: ctx.deps.now,
   });
 
-  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length });
+  const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
+  if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
+  const changes = new ChangesFile(resolve(ctx.deps.cwd, stdin ? 'stdin.changes.csv' : `${o.file}.changes.csv`));
+  const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id')) : undefined;
+  const preCounts = { new: 0, matches: 0 };
+  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length }, {
+    existing,
+    skipExisting: o.existing === 'skip',
+    onAccepted: async (row, item) => {
+      if (existing && item.e164 !== undefined) {
+        const match = existing.get(item.e164);
+        if (match) {
+          preCounts.matches += 1;
+          changes.add(row.line, match.id, changesOf(match, item.body));
+        } else preCounts.new += 1;
+      } else if (existing) preCounts.new += 1;
+      await rowsOut?.write([item.body]);
+    },
+  });
   const result = await runBulk(plan, {
     rows: source.rows,
     log: ctx.log,
@@ -96,6 +127,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
       startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: client?.stats().pace, throttled: client?.stats().throttled ?? 0 })),
   });
   source.close();
+  changes.close();
+  await rowsOut?.end();
   const s = result.counts;
   const fatal = result.fatal;
   const stopping = result.interrupted;
@@ -117,9 +150,16 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     requests: stats?.requests ?? 0,
     throttled: stats?.throttled ?? 0,
     elapsedMs: ctx.deps.now() - started,
+    ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
+    ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
   };
   for (const line of summaryLines(summary, stopping)) ctx.log.info(line);
+  if (s.rows === 0 && fatal === undefined && !stopping) ctx.log.warn(`${shownName} has a header and no rows: nothing to import`);
+  // -q still says, in one line, that rows did not make it.
+  if (ctx.log.verbosity === 'quiet' && s.rejected + s.duplicates + s.failed > 0) {
+    ctx.log.notice(`callctl: ${shownName}: ${s.rejected} rejected, ${s.duplicates} duplicates, ${s.failed} failed of ${s.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
+  }
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
 
   if (fatal !== undefined) {
@@ -130,18 +170,36 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   return s.rejected + s.duplicates + s.failed === 0 ? 0 : 6;
 }
 
-/** A row to one POST /contacts: the E.164 phone makes a repeat safe and is the duplicate key. */
-function importPlan(client: ApiClient | undefined, mapping: Mapping, check: { region: string | undefined; allowNoPhone: boolean; headerLength: number }): BulkPlan<{ body: ContactBody; e164: string | undefined }> {
+type Item = { body: ContactBody; e164: string | undefined };
+
+/**
+ * A row to one POST /contacts: the E.164 phone makes a repeat safe and is the duplicate key. With
+ * `skipExisting`, a row whose phone an existing contact has is finished as `existing`, unsent.
+ */
+function importPlan(
+  client: ApiClient | undefined,
+  mapping: Mapping,
+  check: { region: string | undefined; allowNoPhone: boolean; headerLength: number },
+  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void> },
+): BulkPlan<Item> {
+  // E.164 phones as numbers: up to 15 digits fit a double exactly, and a million numbers in a Set
+  // cost a fraction of a million strings.
+  const keyOf = (e164: string) => Number(e164.slice(1));
   return {
     check(row) {
       const checked = checkRow(row.cells, mapping, check);
       if (!checked.ok) return { reject: checked.reason };
-      // E.164 phones as numbers: up to 15 digits fit a double exactly, and a million numbers in a
-      // Set cost a fraction of a million strings.
       const item = { body: checked.body, e164: checked.e164 };
-      return checked.e164 !== undefined ? { send: item, key: Number(checked.e164.slice(1)) } : { send: item };
+      if (checked.e164 === undefined) return { send: item };
+      if (o.skipExisting && o.existing?.get(checked.e164)) return { done: 'existing' };
+      return { send: item, key: keyOf(checked.e164) };
+    },
+    skipped(row) {
+      const checked = checkRow(row.cells, mapping, check);
+      return checked.ok && checked.e164 !== undefined ? keyOf(checked.e164) : undefined;
     },
     duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,
+    accepted: (row, item) => o.onAccepted(row, item),
     async send(item, _row, signal) {
       const res = await createContact(client as ApiClient, item.body, { signal });
       return res.status === 201 ? 'created' : 'matched';

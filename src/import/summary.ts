@@ -14,6 +14,13 @@ export interface Summary {
   requests: number;
   throttled: number;
   elapsedMs: number;
+  /** Preview against the service (a dry run with a key, or --check-existing). */
+  new?: number;
+  matches?: number;
+  changes?: number;
+  changesFile?: string | null;
+  /** --existing skip: rows whose phone an existing contact has, not sent. */
+  existing?: number;
   /** Rows read but not finished when interrupted (--resume sends them). */
   unfinished?: number;
 }
@@ -24,11 +31,13 @@ export function summaryLines(s: Summary, interrupted: boolean): string[] {
   const sent = s.created + s.matched;
   const lines = [
     `${s.dryRun ? 'dry run of' : interrupted ? 'interrupted import of' : 'imported'} ${s.file}: ${s.rows} row${s.rows === 1 ? '' : 's'} in ${secs.toFixed(1)} s`,
-    s.dryRun ? `  valid       ${s.rows - s.rejected - s.duplicates - s.skipped}  (would be sent)` : `  created     ${s.created}`,
+    s.dryRun ? `  valid       ${s.rows - s.rejected - s.duplicates - s.skipped - (s.existing ?? 0)}  (would be sent)` : `  created     ${s.created}`,
   ];
   if (!s.dryRun) lines.push(`  matched     ${s.matched}  (already known by phone: updated)`);
   lines.push(`  rejected    ${s.rejected}`, `  duplicates  ${s.duplicates}  (same phone earlier in the file)`);
   if (!s.dryRun) lines.push(`  failed      ${s.failed}${s.failed > 0 ? '  (network or server errors: run again with --resume)' : ''}`);
+  if (s.new !== undefined) lines.push(`  new         ${s.new}  (no contact has the phone)`, `  matches     ${s.matches ?? 0}  (an existing contact has the phone: its fields are updated)`, `  changes     ${s.changes ?? 0}  (fields that change on matched contacts${s.changesFile ? ` → ${s.changesFile}` : ''})`);
+  if (s.existing !== undefined) lines.push(`  existing    ${s.existing}  (--existing skip: not sent)`);
   if (s.skipped > 0) lines.push(`  skipped     ${s.skipped}  (done in an earlier run)`);
   if (s.unfinished) lines.push(`  unfinished  ${s.unfinished}  (not sent or aborted in flight: --resume sends them)`);
   if (!s.dryRun) lines.push(`  requests    ${s.requests} (${s.throttled} met 429)${secs > 0 && sent > 0 ? `, ${(sent / secs).toFixed(1)} rows/s` : ''}`);

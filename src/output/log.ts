@@ -49,6 +49,11 @@ export class Logger {
     if (this.verbosity === 'verbose') this.write(this.paint('gray', line));
   }
 
+  /** A line that --quiet still shows: the one line of a job whose rows were rejected or failed. */
+  notice(line: string): void {
+    this.write(line);
+  }
+
   /** The one error line of a failed command; always shown. */
   error(line: string): void {
     this.write(this.paint('red', line));

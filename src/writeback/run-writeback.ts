@@ -112,6 +112,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
     configPath: async () => (await ctx.config()).path,
     rejectsPath: o.rejects,
     header: source.header,
+    shape: { delimiter: source.delimiter, encoding: source.encoding },
     log: ctx.log,
     now: ctx.deps.now,
   });
@@ -134,6 +135,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
       if (!checked.ok) return { reject: checked.hint ? `${checked.reason} (${checked.hint})` : checked.reason };
       return { send: { callId, outcome: checked.outcome }, key: callId };
     },
+    skipped: (row) => cell(row.cells, cols.callId) || undefined,
     duplicate: (key) => `duplicate: call ${String(key)} is on an earlier row of this file`,
     async send(item, _row, signal) {
       await writeOutcome(client as ApiClient, item.callId, item.outcome, signal);
@@ -185,6 +187,10 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   if (!o.dryRun) lines.push(`  requests    ${summary.requests} (${summary.throttled} met 429)`);
   if (summary.rejectsFile) lines.push(`  rejects  →  ${summary.rejectsFile}`);
   for (const line of lines) ctx.log.info(line);
+  if (c.rows === 0 && result.fatal === undefined && !result.interrupted) ctx.log.warn(`${shownName} has a header and no rows: nothing to write`);
+  if (ctx.log.verbosity === 'quiet' && c.rejected + c.duplicates + c.failed > 0) {
+    ctx.log.notice(`callctl: ${shownName}: ${c.rejected} rejected, ${c.duplicates} duplicates, ${c.failed} failed of ${c.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
+  }
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
 
   const fatal = result.fatal;

@@ -71,7 +71,7 @@ test('every row ends in exactly one count; rejects carry the reason and the line
   assert.equal(total(r.counts), lines.length);
   assert.deepEqual(sent.sort(), ['a', 'f']);
   const rejects = readFileSync(join(dir, 'rejects.csv'), 'utf8');
-  assert.match(rejects, /^id,action,error,line\n/);
+  assert.match(rejects, /^\ufeffid,action,error,line\n/);
   assert.match(rejects, /b,bad,bad row,3\n/);
   assert.match(rejects, /c,404,refused: server says 404,4\n/);
   assert.match(rejects, /a,ok,duplicate a,5\n/);

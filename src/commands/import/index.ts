@@ -14,12 +14,14 @@ export function registerImport(program: Command, bind: Bind): void {
     .option('--rejects <path>', 'where rejected rows go (default <file>.rejects.csv)')
     .addOption(new Option('--resume', 'continue the unfinished import of this file').conflicts('restart'))
     .addOption(new Option('--restart', 'ignore the journal of an earlier run and start over').conflicts('resume'))
+    .option('--check-existing', 'list the contacts first and report each row as new or matching, with the fields it would change (<file>.changes.csv); a dry run with a key always does')
+    .addOption(new Option('--existing <mode>', 'rows whose phone an existing contact has: merge (update it, the service\'s way) or skip (send only new people)').choices(['merge', 'skip']).default('merge'))
     .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
     .addOption(new Option('--encoding <name>', 'file encoding (default utf8; a UTF-8/UTF-16 BOM is detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
     .option('--delimiter <c>', 'column delimiter (default: detected among , ; tab |)')
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json',
+      '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json\n  callctl import leads.csv --dry-run            # with a key: which rows are new, which change whom\n  callctl import leads.csv --dry-run --format csv > as-sent.csv\n  callctl import leads.csv --existing skip      # create-only: existing contacts untouched',
     )
     .action(bind(() => import('./run.js')));
 }

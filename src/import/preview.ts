@@ -1,0 +1,96 @@
+/**
+ * What an import would do to the contacts that exist: the service matches a contact by phone and
+ * merges the sent fields into it, so a lead list can rename an existing customer. With a key, the
+ * dry run (and `--check-existing` on a real run) lists all contacts once and reports each valid
+ * row as new or matching — and for a match, the fields that would change, old → new, into
+ * `<file>.changes.csv` (line, id, field, old, new). `--existing skip` sends only the new ones.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { stringify } from 'csv-stringify/sync';
+import { RuntimeError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { allItems } from '../http/paginate.js';
+import { toE164 } from '../phone/e164.js';
+import type { ContactBody } from './validate.js';
+
+/** An existing contact: its id and the fields an import could change. */
+interface Existing {
+  id: string;
+  fields: Record<string, unknown>;
+}
+
+/** Every contact, by E.164 phone (a national-format phone read with the region). */
+export class ExistingContacts {
+  private readonly byPhone = new Map<string, Existing>();
+  listed = 0;
+
+  static async load(client: ApiClient, region: string | undefined): Promise<ExistingContacts> {
+    const index = new ExistingContacts();
+    for await (const page of allItems(client, '/contacts')) {
+      for (const raw of page) {
+        index.listed += 1;
+        const c = (raw ?? {}) as Record<string, unknown>;
+        if (typeof c.phone !== 'string' || (typeof c.id !== 'string' && typeof c.id !== 'number')) continue;
+        const read = toE164(c.phone, region);
+        if (!read.ok || index.byPhone.has(read.e164)) continue;
+        const { id, createdAt: _c, updatedAt: _u, ...fields } = c;
+        index.byPhone.set(read.e164, { id: String(id), fields });
+      }
+    }
+    return index;
+  }
+
+  get(e164: string): Existing | undefined {
+    return this.byPhone.get(e164);
+  }
+}
+
+export interface FieldChange {
+  field: string;
+  old: string;
+  new: string;
+}
+
+const text = (v: unknown): string => (v === undefined || v === null ? '' : Array.isArray(v) ? v.map(String).join(';') : String(v));
+
+/** The fields a POST of `body` would change on `existing` (tags compared as a set). */
+export function changesOf(existing: Existing, body: ContactBody): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const before = existing.fields[field];
+    if (field === 'tags') {
+      const a = new Set(Array.isArray(before) ? before.map(String) : []);
+      const b = new Set(Array.isArray(value) ? value : [value]);
+      if (a.size === b.size && [...a].every((t) => b.has(t))) continue;
+    } else if (text(before).trim() === text(value).trim()) continue;
+    out.push({ field, old: text(before), new: text(value) });
+  }
+  return out;
+}
+
+/** `<file>.changes.csv`: created on the first change, like the rejects file. */
+export class ChangesFile {
+  private fd: number | undefined;
+  count = 0;
+
+  constructor(readonly path: string) {}
+
+  add(line: number, id: string, changes: FieldChange[]): void {
+    if (changes.length === 0) return;
+    if (this.fd === undefined) {
+      try {
+        this.fd = openSync(this.path, 'w', 0o600);
+      } catch (err) {
+        throw new RuntimeError('changes_unwritable', `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      writeSync(this.fd, `\ufeff${stringify([['line', 'id', 'field', 'old', 'new']])}`);
+    }
+    writeSync(this.fd, stringify(changes.map((c) => [line, id, c.field, c.old, c.new])));
+    this.count += changes.length;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
