@@ -7,10 +7,10 @@
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
-import { type BulkPlan, type BulkRow, runBulk } from '../bulk/engine.js';
+import type { BulkPlan, BulkRow } from '../bulk/engine.js';
+import { endJob, runFileJob } from '../bulk/file-job.js';
 import { checkResumable, openJob } from '../bulk/job.js';
-import { startProgress } from '../bulk/progress.js';
-import { CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { isRegion } from '../phone/e164.js';
 import { CONTACT_CSV } from '../api/contacts.js';
@@ -114,23 +114,11 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
       await rowsOut?.write([item.body]);
     },
   });
-  const result = await runBulk(plan, {
-    rows: source.rows,
-    log: ctx.log,
-    onSignal: ctx.deps.onSignal,
-    rejects,
-    journal,
-    earlier,
-    dryRun: o.dryRun,
-    window: Math.max(2, settings.concurrency * 4),
-    startProgress: (facts) =>
-      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: client?.stats().pace, throttled: client?.stats().throttled ?? 0 })),
-  });
+  const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
   await rowsOut?.end();
   const s = result.counts;
-  const fatal = result.fatal;
   const stopping = result.interrupted;
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
@@ -154,20 +142,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
   };
-  for (const line of summaryLines(summary, stopping)) ctx.log.info(line);
-  if (s.rows === 0 && fatal === undefined && !stopping) ctx.log.warn(`${shownName} has a header and no rows: nothing to import`);
-  // -q still says, in one line, that rows did not make it.
-  if (ctx.log.verbosity === 'quiet' && s.rejected + s.duplicates + s.failed > 0) {
-    ctx.log.notice(`callctl: ${shownName}: ${s.rejected} rejected, ${s.duplicates} duplicates, ${s.failed} failed of ${s.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
-  }
-  if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
-
-  if (fatal !== undefined) {
-    if (fatal instanceof CallctlError) throw fatal;
-    throw new RuntimeError('import_failed', `import stopped: ${(fatal as Error)?.message ?? String(fatal)}`, 'run the same command with --resume');
-  }
-  if (stopping) throw new InterruptedError(`interrupted after ${created + matched} rows were stored`, 'the journal is saved: run the same command with --resume');
-  return s.rejected + s.duplicates + s.failed === 0 ? 0 : 6;
+  return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
 }
 
 type Item = { body: ContactBody; e164: string | undefined };

@@ -7,11 +7,11 @@
  */
 import { resolve } from 'node:path';
 import { type Outcome, writeOutcome } from '../api/calls.js';
-import { type BulkPlan, runBulk } from '../bulk/engine.js';
+import type { BulkPlan } from '../bulk/engine.js';
+import { endJob, runFileJob } from '../bulk/file-job.js';
 import { checkResumable, openJob } from '../bulk/job.js';
-import { startProgress } from '../bulk/progress.js';
 import type { Context } from '../context.js';
-import { CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { normalizeHeader } from '../import/mapping.js';
 import { type EncodingName, openSource } from '../import/source.js';
@@ -144,18 +144,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
     refused: (err) => (err.status === 404 ? `unknown call (404): ${err.serverMessage ?? err.message}` : `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`),
   };
 
-  const result = await runBulk(plan, {
-    rows: source.rows,
-    log: ctx.log,
-    onSignal: ctx.deps.onSignal,
-    rejects,
-    journal,
-    earlier,
-    dryRun: o.dryRun,
-    window: Math.max(2, settings.concurrency * 4),
-    startProgress: (facts) =>
-      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: client?.stats().pace, throttled: client?.stats().throttled ?? 0 })),
-  });
+  const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   const c = result.counts;
   const stats = client?.stats();
@@ -186,18 +175,5 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   if (c.unfinished > 0) lines.push(`  unfinished  ${c.unfinished}  (--resume sends them)`);
   if (!o.dryRun) lines.push(`  requests    ${summary.requests} (${summary.throttled} met 429)`);
   if (summary.rejectsFile) lines.push(`  rejects  →  ${summary.rejectsFile}`);
-  for (const line of lines) ctx.log.info(line);
-  if (c.rows === 0 && result.fatal === undefined && !result.interrupted) ctx.log.warn(`${shownName} has a header and no rows: nothing to write`);
-  if (ctx.log.verbosity === 'quiet' && c.rejected + c.duplicates + c.failed > 0) {
-    ctx.log.notice(`callctl: ${shownName}: ${c.rejected} rejected, ${c.duplicates} duplicates, ${c.failed} failed of ${c.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
-  }
-  if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
-
-  const fatal = result.fatal;
-  if (fatal !== undefined) {
-    if (fatal instanceof CallctlError) throw fatal;
-    throw new RuntimeError('writeback_failed', `writeback stopped: ${(fatal as Error)?.message ?? String(fatal)}`, 'run the same command with --resume');
-  }
-  if (result.interrupted) throw new InterruptedError(`interrupted after ${summary.updated} calls were written`, 'the journal is saved: run the same command with --resume');
-  return c.rejected + c.duplicates + c.failed === 0 ? 0 : 6;
+  return endJob(ctx, result, summary, { kind: 'writeback', lines, stored: `${summary.updated} calls were written` });
 }

@@ -88,7 +88,8 @@ test('the dirty list: every bad row rejected with its reason, the duplicate repo
   );
   assert.deepEqual(contacts.map((c) => c.phone).sort(), ['+447400100001', '+447400100003', '+447400100004', '+447400100006']);
   const lines = rejects!.trim().split('\n');
-  assert.equal(lines[0], '\ufeffFirst Name,Last Name,Phone,Email,City,error,line', 'a UTF-8 rejects file starts with a BOM, for Excel');
+  assert.ok(rejects!.startsWith('\ufeff'), 'a UTF-8 rejects file starts with a BOM, for Excel');
+  assert.equal(lines[0], 'First Name,Last Name,Phone,Email,City,error,line');
   assert.equal(lines.length, 7);
   assert.match(rejects!, /No,Phone,,nophone@example.com,York,no phone/);
   assert.match(rejects!, /not-an-email/);

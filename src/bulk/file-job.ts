@@ -1,0 +1,76 @@
+/**
+ * What the commands of the file jobs (import, outcome writeback, erasure requests) share around
+ * the engine: running a plan over a source with the context's limiter, signals and progress, and
+ * ending as every job ends — the header-only warning, the one line `-q` still prints when rows
+ * did not make it, the summary object on stdout with --json, and the error or interruption that
+ * stopped it. The engine itself (engine.ts) knows no Context.
+ */
+import type { Context } from '../context.js';
+import { CallctlError, InterruptedError, RuntimeError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { type BulkPlan, type BulkResult, runBulk } from './engine.js';
+import type { JobFiles } from './job.js';
+import { startProgress } from './progress.js';
+
+/** What a file job reads: rows, and how far through the file it is (for progress). */
+export interface JobSource {
+  rows: AsyncIterable<{ cells: string[]; line: number }>;
+  bytesRead(): number;
+  size: number | undefined;
+}
+
+/** Runs `plan` over `source` with the context's limiter, signals and progress. */
+export async function runFileJob<T>(
+  ctx: Context,
+  plan: BulkPlan<T>,
+  source: JobSource,
+  files: Pick<JobFiles, 'journal' | 'earlier' | 'rejects'>,
+  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; firstAlone?: boolean },
+): Promise<BulkResult> {
+  return runBulk(plan, {
+    rows: source.rows,
+    log: ctx.log,
+    onSignal: ctx.deps.onSignal,
+    rejects: files.rejects,
+    journal: files.journal,
+    earlier: files.earlier,
+    dryRun: o.dryRun,
+    window: Math.max(2, o.concurrency * 4),
+    ...(o.firstAlone ? { firstAlone: true } : {}),
+    startProgress: (facts) =>
+      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 })),
+  });
+}
+
+/** The counts every summary carries, in the contract's order. */
+export interface Tally {
+  file: string | null;
+  rows: number;
+  rejectsFile: string | null;
+}
+
+/**
+ * Ends a job: summary lines on stderr, the one line -q still shows, the JSON summary on stdout,
+ * then the error or the interruption that stopped it. Returns the exit code otherwise.
+ */
+export function endJob<S extends Tally>(
+  ctx: Context,
+  result: BulkResult,
+  summary: S,
+  o: { kind: string; lines: string[]; stored: string },
+): number {
+  const c = result.counts;
+  for (const line of o.lines) ctx.log.info(line);
+  if (c.rows === 0 && result.fatal === undefined && !result.interrupted) ctx.log.warn(`${summary.file ?? 'the file'} has a header and no rows: nothing to do`);
+  const bad = c.rejected + c.duplicates + c.failed;
+  if (ctx.log.verbosity === 'quiet' && bad > 0) {
+    ctx.log.notice(`callctl: ${summary.file ?? 'stdin'}: ${c.rejected} rejected, ${c.duplicates} duplicates, ${c.failed} failed of ${c.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
+  }
+  if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
+  if (result.fatal !== undefined) {
+    if (result.fatal instanceof CallctlError) throw result.fatal;
+    throw new RuntimeError(`${o.kind}_failed`, `${o.kind} stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, 'run the same command with --resume');
+  }
+  if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, 'the journal is saved: run the same command with --resume');
+  return bad === 0 ? 0 : 6;
+}
