@@ -181,8 +181,9 @@ export class BlindPace {
 
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
     // limit is on concurrency.
-    if (o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > this.spanMaxInflight + 1 && !this.slowStartRateLimited(rateBefore)) {
-      this.window = this.spanMaxInflight + 1;
+    if (o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
+      // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
+      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
       this.lastWindowCutAt = o.at;
       this.slowStart = false;
       this.rate = Math.min(this.ceiling, Math.max(this.rate, rateBefore * 1.5));

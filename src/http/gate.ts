@@ -64,22 +64,27 @@ export class PaceGate {
       const capacity = s.capacity ?? Infinity;
       this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
       this.creditsAt = now;
+      // The server said when its quota is whole again (a window's end, a bucket's refill): from
+      // then on, at least one request may go whatever the refill estimate says.
+      if (s.fullAt !== undefined && now >= s.fullAt) this.credits = Math.max(this.credits, 1);
       if (this.credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.
         const untilCredit = s.refillPerSec > 0 ? ((1 - this.credits) / s.refillPerSec) * 1000 : 250;
-        return { retryAt: now + Math.max(1, Math.min(250, untilCredit)) };
+        const untilFull = s.fullAt !== undefined ? s.fullAt - now : Infinity;
+        return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
       this.credits -= 1;
     }
-    // Following the server's quota, credits space the requests; otherwise the pace does. Slots
-    // follow the schedule, not the moment a timer fired, so late timers do not slow the pace —
-    // but at most half a gap is made up, so an idle spell is no licence for a burst.
+    // Following the server's quota, credits space the requests; otherwise the pace does: never
+    // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
+    // no faster for our being late. (Time lost to late timers is won back by the pacer, which
+    // measures what was admitted and probes up.)
     const gap = s.credits === null ? s.minTimeMs : 0;
     if (this.burstLeft > 0) {
       this.burstLeft -= 1;
       this.nextRelease = now;
     } else {
-      this.nextRelease = Math.max(this.nextRelease, now - gap / 2, resumeAt) + gap;
+      this.nextRelease = Math.max(this.nextRelease, now, resumeAt) + gap;
     }
     const ticket = { sentAt: now, inflightAtSend: this.inflight };
     this.inflight += 1;

@@ -25,6 +25,8 @@ export interface PaceSettings {
   refillPerSec: number;
   /** Header regime: credits never exceed this. */
   capacity: number | null;
+  /** Header regime: when the server said its quota is whole again (ms), if it said. */
+  fullAt?: number | undefined;
 }
 
 /** One answer (or transport failure) as the pacer needs to see it. */
@@ -96,6 +98,7 @@ export class Pacer {
   private lastSample: QuotaSample | undefined;
   /** When the request whose answer last set the credits was sent. */
   private quotaSentAt = -Infinity;
+  private fullAt: number | undefined;
   private regainedSum = 0;
   private intervalSum = 0;
 
@@ -139,7 +142,7 @@ export class Pacer {
       return { minTimeMs: Math.max(ceilingGap, this.refill > 0 ? 1000 / this.refill : 0), credits: null, refillPerSec: this.refill, capacity: this.capacity };
     }
     if (this.headerMode) {
-      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity };
+      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt };
     }
     return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null };
   }
@@ -181,11 +184,16 @@ export class Pacer {
     const remaining = rl.remaining as number;
     this.headerMode = true;
     if (o.status !== 429) this.answered += 1;
-    this.capacity = Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0) || null;
+    // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
+    // a bucket of one that refills 20 a second must not be mirrored as holding 20 (a stalled event
+    // loop would then send a burst it cannot take). Its size is what it was ever seen to hold.
+    this.capacity = (rl.windowMs !== undefined ? Math.max(remaining + 1, this.capacity ?? 0) : Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0)) || null;
     // Answers overtake each other: an older request's count is stale once a newer one has spoken.
     if (o.sentAt < this.quotaSentAt) return;
     this.quotaSentAt = o.sentAt;
     this.credits = Math.max(0, remaining - o.inflightOthers);
+    // Whatever the limiter's shape, its reset is when the quota is whole again.
+    this.fullAt = rl.resetMs !== undefined && remaining < (this.capacity ?? Infinity) ? o.at + rl.resetMs : undefined;
 
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
       this.refill = (rl.limit / rl.windowMs) * 1000;

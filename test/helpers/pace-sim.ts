@@ -124,7 +124,18 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   );
   const gate = new PaceGate({ ceiling: opts.ceiling, random });
   const events = new Heap();
-  const wire = () => 0.1 + random() * 0.4;
+  // A loaded machine stalls the client's event loop now and then (GC, other processes): nothing
+  // on the client runs during a stall, and what was due runs when it ends, all at once.
+  const stalls: Array<[number, number]> = [];
+  for (let at = t0 + random() * 3000; at < t0 + 3_600_000; at += 1000 + random() * 9000) stalls.push([at, at + 10 + random() * 50]);
+  let stallIndex = 0;
+  const client = (t: number) => {
+    while (stallIndex < stalls.length && (stalls[stallIndex] as [number, number])[1] <= t) stallIndex += 1;
+    for (let i = stallIndex; i < stalls.length && (stalls[i] as [number, number])[0] <= t; i++) if (t < (stalls[i] as [number, number])[1]) return (stalls[i] as [number, number])[1];
+    return t;
+  };
+  // Loopback with a little jitter each way.
+  const wire = () => 0.1 + random() * 0.6;
 
   let left = rows;
   let waiting = 0;
@@ -146,7 +157,8 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     const v = gate.start(now, left > 0 || waiting > 1);
     if ('retryAt' in v) {
       waiting += 1;
-      events.push(v.retryAt, () => {
+      // A timer fires late on a busy machine: by a millisecond or two, and now and then by 15.
+      events.push(client(v.retryAt + random() * 2), () => {
         waiting -= 1;
         attempt();
       });
@@ -163,7 +175,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
         verdict.release?.();
         const status = verdict.allowed ? 200 : 429;
         if (server.dropRetryAfter) delete verdict.headers['retry-after'];
-        events.push(now + wire(), () => answer(ticket, status, verdict.headers));
+        events.push(client(now + wire()), () => answer(ticket, status, verdict.headers));
       });
     });
   };

@@ -1,6 +1,7 @@
 // The pacing, proven on a virtual clock: callctl's own gate and pacer against the sandbox's own
-// limiter in every shape and header form, a 30-second import each (docs/pacing.md). No wall
-// clock: a test fails because the pacing changed, never because the machine was slow.
+// limiter in every shape and header form, a 30-second import each (docs/pacing.md), with the
+// jitter, late timers and event-loop stalls of a loaded machine modelled. No wall clock: a test
+// fails because the pacing changed, never because the machine was slow.
 //
 // The floors are what the pacing reaches today, set a little under the figures (BENCHMARKS.md
 // has the table); where they sit under the goal of 95 % of the limit, the reason is in
@@ -18,17 +19,17 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.83, headers: 0.9 },
-  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.85, headers: 0.85 },
-  { name: 'bucket 5/s, burst 1', server: { shape: 'bucket', rate: 5, burst: 1 }, blind: 0.83, headers: 0.83 },
+  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.84, headers: 0.92 },
+  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.82, headers: 0.82 },
+  { name: 'bucket 5/s, burst 1', server: { shape: 'bucket', rate: 5, burst: 1 }, blind: 0.8, headers: 0.8 },
   { name: 'bucket 50/s, burst 50', server: { shape: 'bucket', rate: 50, burst: 50 }, blind: 0.95, headers: 0.97 },
   { name: 'bucket 100/s, burst 300', server: { shape: 'bucket', rate: 100, burst: 300 }, blind: 0.95, headers: 0.97 },
-  { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.82, headers: 0.93 },
+  { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.78, headers: 0.93 },
   { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.89, headers: 0.9 },
   { name: 'fixed window, 1200 per 60 s', server: { shape: 'window', rate: 20, windowMs: 60_000 }, blind: 0.95, headers: 0.97 },
   { name: 'sliding window, 100 per 1 s', server: { shape: 'sliding', rate: 100, windowMs: 1000 }, blind: 0.88, headers: 0.95 },
-  { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.9, headers: 0.97 },
-  { name: 'at most 3 in flight, 40 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, blind: 0.93, headers: 0.93 },
+  { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.9, headers: 0.95 },
+  { name: 'at most 3 in flight, 40 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, blind: 0.92, headers: 0.92 },
   { name: 'at most 2 in flight, 100 ms each', server: { shape: 'concurrency', rate: 0, maxInflight: 2, latencyMs: 100 }, blind: 0.94, headers: 0.94 },
 ];
 
@@ -37,8 +38,8 @@ for (const c of cases) {
     for (const seed of [1, 2, 3]) {
       const r = simulate({ ...c.server, headers: 'none' }, { seed });
       assert.ok(r.share >= c.blind, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal (floor ${c.blind * 100} %)`);
-      // 5/s with a burst of 1 is 150 rows: its three 429s of discovery are 2 % on their own.
-      assert.ok(r.share429 <= (r.rows < 500 ? 0.021 : 0.012), `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+      // 5/s is 150 rows in 30 s: the three or four 429s discovery costs are over 2 % on their own.
+      assert.ok(r.rows < 500 ? r.throttled <= 4 : r.share429 <= 0.012, `seed ${seed}: ${r.throttled} 429s, ${(r.share429 * 100).toFixed(2)} % of requests`);
     }
   });
   for (const headers of ['draft6', 'draft8', 'x'] as const) {
@@ -47,17 +48,17 @@ for (const c of cases) {
       for (const seed of [1, 2, 3]) {
         const r = simulate({ ...c.server, headers }, { seed });
         assert.ok(r.share >= floor, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal (floor ${floor * 100} %)`);
-        assert.ok(r.share429 <= (r.rows < 500 ? 0.021 : 0.011), `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % of requests met a 429`);
+        assert.ok(r.rows < 500 ? r.throttled <= 4 : r.share429 <= 0.011, `seed ${seed}: ${r.throttled} 429s, ${(r.share429 * 100).toFixed(2)} % of requests`);
       }
     });
   }
 }
 
-test('once the limit is found, the pace holds at 97 % of it or more (95 % under a concurrency cap, whose window is probed each minute)', () => {
+test('once the limit is found, the pace holds at 97 % of it or more (94 % under a concurrency cap, whose window is probed each minute)', () => {
   for (const [server, floor] of [
     [{ shape: 'bucket', rate: 50, burst: 50 }, 0.97],
     [{ shape: 'bucket', rate: 100, burst: 300 }, 0.97],
-    [{ shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, 0.95],
+    [{ shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40 }, 0.94],
   ] as const) {
     const r = simulate({ ...server, headers: 'none' }, { seconds: 60 });
     assert.ok(r.sustained >= floor, `${server.shape}: sustained ${(r.sustained * 100).toFixed(1)} %`);
