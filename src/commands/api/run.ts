@@ -9,7 +9,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Method } from '../../http/client.js';
 import { pages } from '../../http/paginate.js';
-import { createListWriter } from '../../output/writers.js';
+import { createListWriter, writeOut } from '../../output/writers.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
@@ -79,7 +79,7 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
     return 0;
   }
   const res = await client.request({ method: method as Method, path, query, ...(body !== undefined ? { body } : {}) });
-  if (res.body !== undefined) out.write(`${typeof res.body === 'string' ? res.body : JSON.stringify(res.body, null, 2)}\n`);
+  if (res.body !== undefined) await writeOut(out, `${typeof res.body === 'string' ? res.body : JSON.stringify(res.body, null, 2)}\n`);
   else ctx.log.info(`${res.status} (no body)`);
   return 0;
 }
