@@ -16,7 +16,7 @@ function fieldFlags(cmd: Command): Command {
     .option('--zip-code <code>', 'postal code')
     .option('--status <text>', 'contact status')
     .option('--notes <text>', 'free text')
-    .option('--tag <tag>', 'a tag (repeat for several)', collect)
+    .option('--tag <tag>', 'a tag (repeat for several); on edit, the tags become exactly these', collect)
     .option('--country <CC>', 'region (ISO 3166 alpha-2) for a national-format --phone')
     .option('--data <json|@file>', 'fields as a JSON object, inline or from a file');
 }
@@ -46,7 +46,21 @@ export function registerContacts(program: Command, bind: Bind): void {
     .action(bind(() => import('./add.js')));
 
   fieldFlags(contacts.command('edit').description('change only the given fields of a contact').argument('<id>', 'contact id'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts edit c_123 --status customer\n  callctl contacts edit c_123 --tag vip --tag 2026 --json\n  callctl contacts edit c_123 --data \'{"notes":"called back"}\'')
+    .option('--add-tag <tag>', 'add a tag and keep the others (repeatable)', collect)
+    .option('--remove-tag <tag>', 'remove a tag and keep the others (repeatable)', collect)
+    .addHelpText(
+      'after',
+      `
+--tag sets exactly the tags given. --add-tag and --remove-tag read the contact first, then PATCH
+its whole tag list with the change (the API replaces the list): a change made by someone else in
+between is overwritten.
+
+Examples:
+  callctl contacts edit ct_123 --status customer
+  callctl contacts edit ct_123 --add-tag vip --remove-tag cold
+  callctl contacts edit ct_123 --tag vip --tag 2026 --json
+  callctl contacts edit ct_123 --data '{"notes":"called back"}'`,
+    )
     .action(bind(() => import('./edit.js')));
 
   contacts
