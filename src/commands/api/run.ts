@@ -47,6 +47,10 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   const path = `/${pathPart.replace(/^\/+/, '')}`;
   if (path.split('/').some((s) => s === '..' || s === '.')) throw new UsageError(`the path ${rawPath} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
 
+  if (method === 'DELETE' && opts.confirm !== true) {
+    throw new UsageError(`DELETE ${path} is irreversible (an erasure through the escape hatch is still an erasure); nothing was sent`, `add --confirm: callctl api DELETE ${path} --confirm`);
+  }
+
   const fields: Record<string, unknown> = {};
   for (const f of (opts.field as string[] | undefined) ?? []) {
     const eq = f.indexOf('=');
