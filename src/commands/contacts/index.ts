@@ -30,19 +30,34 @@ export function registerContacts(program: Command, bind: Bind): void {
     .option('--page <n>', 'page to show (default 1)', integer(1))
     .option('--limit <n>', 'contacts per page (default 50)', integer(1))
     .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'with --all: stop after this many contacts', integer(1))
-    .addHelpText('after', '\nExamples:\n  callctl contacts ls\n  callctl contacts ls --all --format csv > contacts.csv\n  callctl contacts ls --all --max 500 --json | jq \'.[].phone\'')
+    .option('--max <n>', 'list up to this many contacts, across pages as needed (with or without --all)', integer(1))
+    .option('--tag <tag>', 'only contacts with this tag (repeat: with every one of them); reads every page', collect)
+    .option('--status <status>', 'only contacts with this status; reads every page')
+    .addHelpText(
+      'after',
+      `
+The API lists contacts without filters: with --tag or --status every page is read and the
+matching contacts are printed as each page arrives (--max stops early). Tags and status are
+compared ignoring case.
+
+Examples:
+  callctl contacts ls
+  callctl contacts ls --max 5
+  callctl contacts ls --all --format csv > contacts.csv
+  callctl contacts ls --tag vip --status customer
+  callctl contacts ls --all --max 500 --json | jq '.[].phone'`,
+    )
     .action(bind(() => import('./ls.js')));
 
   contacts
     .command('get')
     .description('show one contact')
     .argument('<id>', 'contact id')
-    .addHelpText('after', '\nExamples:\n  callctl contacts get c_123\n  callctl contacts get c_123 --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts get ct_123\n  callctl contacts get ct_123 --json')
     .action(bind(() => import('./get.js')));
 
   fieldFlags(contacts.command('add').description('create a contact (or, with an E.164 phone the service knows, update that contact)'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone 020 7946 0958 --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone "020 7946 0958" --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
     .action(bind(() => import('./add.js')));
 
   fieldFlags(contacts.command('edit').description('change only the given fields of a contact').argument('<id>', 'contact id'))
@@ -68,6 +83,6 @@ Examples:
     .description('erase a contact and all their history (calls, recordings) — irreversible')
     .argument('<id>', 'contact id')
     .addOption(new Option('--confirm', 'required: confirms the irreversible erasure'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts rm c_123 --confirm\n  callctl contacts rm c_123 --confirm --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm\n  callctl contacts rm ct_123 --confirm --json')
     .action(bind(() => import('./rm.js')));
 }

@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CallctlError, UsageError } from '../../errors.js';
 import { eraseContact, getContact } from '../../api/contacts.js';
 import { listCalls } from '../../api/calls.js';
+import { requireFormat } from '../../output/format-check.js';
 
 /** "Ada Lovelace, +447400100000, and their 3 calls" — read-only; a 404 ends the command (exit 4). */
 async function whatWouldGo(ctx: Context, id: string): Promise<string> {
@@ -28,6 +29,7 @@ async function whatWouldGo(ctx: Context, id: string): Promise<string> {
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
   const id = args[0] as string;
+  requireFormat('callctl contacts rm', ctx.globals, ['table', 'json', 'ndjson'], 'a receipt (on stderr, or as JSON with --json)');
   if (opts.confirm !== true) {
     const what = await whatWouldGo(ctx, id);
     throw new UsageError(`this would erase ${what}, irreversibly; nothing was erased`, `add --confirm to erase: callctl contacts rm ${id} --confirm`);
@@ -43,7 +45,7 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
     } else throw err;
   }
   const at = new Date(ctx.deps.now()).toISOString();
-  if (format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at })}\n`);
+  if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at })}\n`);
   else ctx.log.info(`erased contact ${id} with their calls and recordings at ${at}`);
   return 0;
 }
