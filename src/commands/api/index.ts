@@ -15,7 +15,7 @@ export function registerApi(program: Command, bind: Bind): void {
     .option('--confirm', 'required for DELETE: an erasure through the escape hatch is still irreversible')
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /voicemails --paginate\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"\n  callctl api DELETE /contacts/ct_123 --confirm',
+      '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /calls --paginate -f limit=100\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"   # the real service; the sandbox has no /messages\n  callctl api DELETE /contacts/ct_123 --confirm',
     )
     .action(bind(() => import('./run.js')));
 }
