@@ -8,5 +8,5 @@ import { UsageError } from '../errors.js';
 export function requireFormat(command: string, given: { format?: string | undefined; json?: boolean | undefined }, allowed: readonly string[], what: string): void {
   const asked = given.json ? 'json' : given.format;
   if (asked === undefined || allowed.includes(asked)) return;
-  throw new UsageError(`--format ${asked} does not apply to ${command}: it prints ${what}`, `use ${allowed.map((f) => `--format ${f}`).join(' or ')}, or leave it out`);
+  throw new UsageError(`--format ${asked} does not apply to ${command}: it prints ${what}`, allowed.length > 0 ? `use ${allowed.map((f) => `--format ${f}`).join(' or ')}, or leave it out` : 'leave it out');
 }

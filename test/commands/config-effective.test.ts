@@ -47,3 +47,16 @@ test('with CALLCTL_BASE_URL and CALLCTL_API_KEY set, config list shows them (env
   assert.equal(set.code, 0, set.stderr);
   assert.match(set.stderr, /env CALLCTL_BASE_URL takes precedence over the profile/);
 });
+
+test('config: an output format it cannot print is exit 2 (set --format csv, list --format csv)', async (t) => {
+  const dir = tempDir(t);
+  const env = { CALLCTL_CONFIG_DIR: dir };
+  const set = await runCli(['config', 'set', 'country', 'GB', '--format', 'csv'], { env });
+  assert.equal(set.code, 2);
+  assert.match(set.stderr, /^callctl: --format csv does not apply to callctl config set: it prints nothing on stdout \(leave it out\)$/m);
+  assert.equal((await runCli(['config', 'get', 'country'], { env })).stdout, '', 'nothing was set');
+  const list = await runCli(['config', 'list', '--format', 'csv'], { env });
+  assert.equal(list.code, 2);
+  assert.match(list.stderr, /use --format table or --format json/);
+  assert.equal((await runCli(['config', 'list', '--json'], { env })).code, 0);
+});

@@ -9,6 +9,7 @@ import { UsageError } from '../../errors.js';
 import { PROFILE_KEYS, type Profile } from '../../config/store.js';
 import { explainSettings, type ExplainedSettings, type Sourced } from '../../config/settings.js';
 import { maskKey } from '../../output/mask.js';
+import { requireFormat } from '../../output/format-check.js';
 
 const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
 type Key = (typeof KEYS)[number];
@@ -72,6 +73,8 @@ const SET_BY: Record<Key, string> = {
 
 export async function run(ctx: Context, args: string[]): Promise<number> {
   const [action, rawKey, value] = args as [string, string | undefined, string | undefined];
+  if (action === 'list' || action === 'get') requireFormat(`callctl config ${action}`, ctx.globals, ['table', 'json'], 'settings as key=value lines, or JSON with --json');
+  else requireFormat(`callctl config ${action}`, ctx.globals, [], action === 'path' ? 'a path' : 'nothing on stdout');
   const store = await ctx.config();
   const name = ctx.profileName;
   const out = ctx.deps.io.stdout;
