@@ -12,19 +12,20 @@ import type { GlobalOptions } from './config/settings.js';
 import { isClosedPipe } from './output/closed.js';
 import type { OutStream } from './deps.js';
 
-/** Streams already guarded, so that running main() twice in one process adds no second listener. */
+/** Streams already guarded (main() may run twice in one process), and those whose reader has gone. */
 const guarded = new WeakSet<OutStream>();
+const closed = new WeakSet<OutStream>();
 
 /**
  * A write to a pipe whose reader has gone (`| head -1`) emits 'error' (EPIPE); without a listener
  * Node crashes with a stack. Writers see the same failure through their callback and stop; here it
  * only has to be noticed, so that the command ends with exit 0.
  */
-function guardPipes(streams: OutStream[], onClosed: () => void): void {
+function guardPipes(streams: OutStream[]): void {
   for (const s of streams) {
-    if (typeof s.on !== 'function') continue;
+    if (guarded.has(s) || typeof s.on !== 'function') continue;
     s.on('error', (err) => {
-      if (isClosedPipe(err)) onClosed();
+      if (isClosedPipe(err)) closed.add(s);
     });
     guarded.add(s);
   }
@@ -34,8 +35,7 @@ function guardPipes(streams: OutStream[], onClosed: () => void): void {
 export async function main(argv: string[], deps: Deps): Promise<number> {
   let exitCode: number = EXIT.ok;
   let ctx: Context | undefined;
-  let stdoutClosed = false;
-  guardPipes([deps.io.stdout, deps.io.stderr].filter((s) => !guarded.has(s)), () => (stdoutClosed = true));
+  guardPipes([deps.io.stdout, deps.io.stderr]);
 
   const bind: Bind = (load) => async (...actionArgs) => {
     const { args, opts, command } = actionParts(actionArgs);
@@ -54,7 +54,7 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     return exitCode;
   } catch (err) {
     // The reader of stdout has everything it wanted: a quiet end, not a failure.
-    if (isClosedPipe(err) || (stdoutClosed && !(err instanceof CallctlError))) return EXIT.ok;
+    if (isClosedPipe(err) || (closed.has(deps.io.stdout) && !(err instanceof CallctlError))) return EXIT.ok;
     if (err instanceof CommanderError) {
       // Commander has already printed help, the version, or the usage error line.
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
