@@ -90,7 +90,8 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
           const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
           const head = widths === undefined;
           const need = columns.map((c, i) => Math.max(head ? c.header.length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
-          widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80) : need;
+          const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
+          widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
           const table = new Table({ ...(head ? { head: columns.map((c) => c.header) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
           for (const row of rows) table.push(row);
           const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
@@ -111,6 +112,10 @@ const NO_RULES = {
 };
 const PLAIN = { head: [] as string[], border: [] as string[], 'padding-left': 0, 'padding-right': 0 };
 
+/** A time as the API sends it; cut in a table, it keeps at least its date (`2026-10-01…`). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T/;
+const DATE_WIDTH = 11;
+
 /** A cell on one line: a table row never spans two. */
 function oneLine(text: string): string {
   return /[\r\n\t]/.test(text) ? text.replace(/\r?\n|\r|\t/g, ' ') : text;
@@ -128,11 +133,11 @@ function textWidth(text: string): number {
  * need; the others give way, widest first, down to a few characters (cli-table3 ends a cut cell
  * with `…`). A row may still pass the width when the whole columns alone do not fit.
  */
-export function fitWidths(columns: Column[], need: number[], width: number): number[] {
+export function fitWidths(columns: Column[], need: number[], width: number, floors: Array<number | undefined> = []): number[] {
   const widths = [...need];
   const gaps = NO_RULES.middle.length * (columns.length - 1);
   let total = widths.reduce((a, b) => a + b, 0) + gaps;
-  const floor = (i: number) => Math.min(need[i] as number, Math.max(4, Math.min(columns[i]!.header.length, 8)));
+  const floor = (i: number) => Math.min(need[i] as number, floors[i] ?? Math.max(4, Math.min(columns[i]!.header.length, 8)));
   while (total > width) {
     let widest = -1;
     for (let i = 0; i < widths.length; i++) {

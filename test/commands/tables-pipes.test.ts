@@ -64,7 +64,7 @@ test('on an 80-column terminal, ids, phones and e-mails stay whole; other column
   assert.ok(row.includes(phone), 'the phone whole');
   assert.ok(row.includes(LONG_EMAIL), 'the e-mail whole');
   assert.ok(!row.includes(LONG_CITY) && row.includes('…'), `the city gave way: ${row}`);
-  for (const c of sb.calls()) assert.ok(lines.some((l) => l.startsWith(`${c.id}  `) && l.includes(c.from)), `call ${c.id} and its number whole`);
+  for (const c of sb.calls()) assert.ok(lines.some((l) => l.startsWith(`${c.id}  `) && l.includes(c.from) && l.includes(c.startedAt.slice(0, 10))), `call ${c.id} and its number whole, its start keeps its date`);
   const callLines = lines.filter((l) => l.startsWith('call_') || /^ID\s+Started/.test(l));
   for (const l of callLines) assert.ok([...l].length <= 80, `fits 80 columns: ${l}`);
   assert.doesNotMatch(screen, /[┌├└│─]/);
