@@ -93,6 +93,7 @@ export class ApiClient {
   private readonly random: () => number;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
+  private lastNotice = { line: '', at: 0 };
 
   constructor(private readonly opts: ClientOptions) {
     this.agent = new Agent({
@@ -179,9 +180,17 @@ export class ApiClient {
     }
   }
 
-  /** "retrying (2/6)…" on stderr before each repeat, so a slow failure is never silent (hidden by -q). */
+  /**
+   * "retrying (2/6)…" on stderr before each repeat, so a slow failure is never silent (hidden by
+   * -q). Many rows of an import retrying alike would repeat one line: the same line is printed at
+   * most once a second (--verbose still logs every attempt).
+   */
   private retryNotice(req: ApiRequest, reason: string, next: number): void {
-    this.opts.log.info(`callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${MAX_ATTEMPTS})…`);
+    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${MAX_ATTEMPTS})…`;
+    const now = this.opts.now();
+    if (line === this.lastNotice.line && now - this.lastNotice.at < 1_000) return this.opts.log.debug(line);
+    this.lastNotice = { line, at: now };
+    this.opts.log.info(line);
   }
 
   /** Requests sent, 429s met and the current pace — for summaries and progress. */
