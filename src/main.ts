@@ -9,11 +9,33 @@ import { CallctlError, EXIT, exitCodeOf } from './errors.js';
 import { actionParts, type Bind } from './commands/lazy.js';
 import { buildProgram } from './program.js';
 import type { GlobalOptions } from './config/settings.js';
+import { isClosedPipe } from './output/closed.js';
+import type { OutStream } from './deps.js';
+
+/** Streams already guarded (main() may run twice in one process), and those whose reader has gone. */
+const guarded = new WeakSet<OutStream>();
+const closed = new WeakSet<OutStream>();
+
+/**
+ * A write to a pipe whose reader has gone (`| head -1`) emits 'error' (EPIPE); without a listener
+ * Node crashes with a stack. Writers see the same failure through their callback and stop; here it
+ * only has to be noticed, so that the command ends with exit 0.
+ */
+function guardPipes(streams: OutStream[]): void {
+  for (const s of streams) {
+    if (guarded.has(s) || typeof s.on !== 'function') continue;
+    s.on('error', (err) => {
+      if (isClosedPipe(err)) closed.add(s);
+    });
+    guarded.add(s);
+  }
+}
 
 /** Runs callctl with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], deps: Deps): Promise<number> {
   let exitCode: number = EXIT.ok;
   let ctx: Context | undefined;
+  guardPipes([deps.io.stdout, deps.io.stderr]);
 
   const bind: Bind = (load) => async (...actionArgs) => {
     const { args, opts, command } = actionParts(actionArgs);
@@ -31,6 +53,8 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {
+    // The reader of stdout has everything it wanted: a quiet end, not a failure.
+    if (isClosedPipe(err) || (closed.has(deps.io.stdout) && !(err instanceof CallctlError))) return EXIT.ok;
     if (err instanceof CommanderError) {
       // Commander has already printed help, the version, or the usage error line.
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;

@@ -1,33 +1,58 @@
-/** What `contacts ls` and `calls ls` share: one page, or --all streamed page by page. */
+/**
+ * What `contacts ls` and `calls ls` share: one page, or pages streamed as they arrive — every page
+ * with --all, as many as --max needs, and every page when a local filter is given (the API lists
+ * without filters, so the filter runs here, page by page).
+ */
 import type { Context } from '../context.js';
+import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import type { PageQuery } from '../http/paginate.js';
+import { DEFAULT_LIMIT, type PageQuery } from '../http/paginate.js';
 import { type Column, createListWriter } from '../output/writers.js';
 
 export interface ListSpec {
   list(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]>;
   table: Column[];
   csv: Column[];
+  /** Keeps the items to show; when given, every page is read. */
+  filter?: (item: unknown) => boolean;
 }
 
 export async function runList(ctx: Context, opts: Record<string, unknown>, spec: ListSpec): Promise<number> {
   const format = ctx.format;
+  const max = opts.max as number | undefined;
+  const filter = spec.filter;
+  const every = opts.all === true || max !== undefined || filter !== undefined;
   const client = await ctx.api();
-  const all = opts.all === true;
-  if (opts.max !== undefined && !all) ctx.log.warn('--max only applies with --all; showing one page');
   const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? spec.csv : spec.table);
+  // `--max 5` alone needs one small page, not the default 50.
+  const limit = (opts.limit as number | undefined) ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
   const q: Omit<PageQuery, 'path'> = {
     ...(opts.page !== undefined ? { page: opts.page as number } : {}),
-    ...(opts.limit !== undefined ? { limit: opts.limit as number } : {}),
-    ...(all && opts.max !== undefined ? { max: opts.max as number } : {}),
+    ...(limit !== undefined ? { limit } : {}),
   };
   let count = 0;
-  for await (const items of spec.list(client, q)) {
-    await writer.write(items);
-    count += items.length;
-    if (!all) break;
+  let read = 0;
+  try {
+    for await (const items of spec.list(client, q)) {
+      read += items.length;
+      let shown = filter ? items.filter(filter) : items;
+      if (max !== undefined) shown = shown.slice(0, max - count);
+      await writer.write(shown);
+      count += shown.length;
+      // Leaving the loop ends the generator: no further page is requested.
+      if (!every || (max !== undefined && count >= max)) break;
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 422 && opts.limit !== undefined) {
+      const { method, path, status, serverMessage, body, attempts } = err;
+      throw new ApiError(err.code, err.message, { method, path, status, serverMessage, body, attempts }, `--limit ${String(opts.limit)} is more than the service gives in one page; use --all (or --max N) to read several pages`);
+    }
+    throw err;
   }
   await writer.end();
-  if (format === 'table') ctx.log.info(`${count} shown${all ? '' : ` (page ${String(opts.page ?? 1)}; --all for every page)`}`);
+  if (format === 'table') {
+    const where = every ? (filter ? ` (of ${read} read)` : '') : ` (page ${String(opts.page ?? 1)}; --all for every page)`;
+    ctx.log.info(`${count} shown${where}`);
+  }
   return 0;
 }

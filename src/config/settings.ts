@@ -1,6 +1,7 @@
 /**
  * Resolves every setting with one precedence rule: flag > environment > profile > built-in
- * default (cli.md). An empty environment variable counts as unset.
+ * default (README, "Commands"). An empty environment variable counts as unset. `explainSettings`
+ * says where each value in effect comes from, for `callctl config list`.
  */
 import type { Env } from '../deps.js';
 import { envValue } from '../deps.js';
@@ -58,14 +59,66 @@ function envNumber(env: Env, name: string, integer: boolean): number | undefined
   return n;
 }
 
+export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+
+/** A value in effect and where it came from: `origin` names the flag, variable or profile. */
+export interface Sourced<T> {
+  value: T;
+  source: SettingSource;
+  origin: string;
+}
+
+/** The first candidate that has a value, in precedence order. */
+function first<T>(...candidates: Array<[T | undefined, SettingSource, string]>): Sourced<T> | undefined {
+  for (const [value, source, origin] of candidates) if (value !== undefined) return { value, source, origin };
+  return undefined;
+}
+
+/** The settings `config list` shows, each with its source; absent when nothing sets it. */
+export interface ExplainedSettings {
+  profile: Sourced<string>;
+  baseUrl?: Sourced<string>;
+  apiKey?: Sourced<string>;
+  country?: Sourced<string>;
+  currency?: Sourced<string>;
+  outcomes?: Sourced<string>;
+  rate?: Sourced<number>;
+  concurrency?: Sourced<number>;
+}
+
+/** Where each setting in effect comes from: flag > environment > profile > default. */
+export function explainSettings(globals: GlobalOptions, env: Env, profile: Profile): ExplainedSettings {
+  const name = profileName(globals, env);
+  const inProfile = `profile "${name}"`;
+  const out: ExplainedSettings = {
+    profile: first<string>([globals.profile, 'flag', '--profile'], [envValue(env, 'CALLCTL_PROFILE'), 'env', 'CALLCTL_PROFILE'], [DEFAULTS.profile, 'default', 'default'])!,
+  };
+  const baseUrl = first<string>([globals.baseUrl, 'flag', '--base-url'], [envValue(env, 'CALLCTL_BASE_URL'), 'env', 'CALLCTL_BASE_URL'], [profile.baseUrl, 'profile', inProfile]);
+  const apiKey = first<string>([envValue(env, 'CALLCTL_API_KEY'), 'env', 'CALLCTL_API_KEY'], [profile.apiKey, 'profile', inProfile]);
+  const country = first<string>([profile.country, 'profile', inProfile]);
+  const currency = first<string>([profile.currency, 'profile', inProfile]);
+  const outcomes = first<string>([profile.outcomes, 'profile', inProfile]);
+  const rate = first<number>([globals.rate, 'flag', '--rate'], [envNumber(env, 'CALLCTL_RATE', false), 'env', 'CALLCTL_RATE'], [profile.rate, 'profile', inProfile]);
+  const concurrency = first<number>([globals.concurrency, 'flag', '--concurrency'], [profile.concurrency, 'profile', inProfile], [DEFAULTS.concurrency, 'default', 'default']);
+  if (baseUrl) out.baseUrl = baseUrl;
+  if (apiKey) out.apiKey = apiKey;
+  if (country) out.country = country;
+  if (currency) out.currency = currency;
+  if (outcomes) out.outcomes = outcomes;
+  if (rate) out.rate = rate;
+  if (concurrency) out.concurrency = concurrency;
+  return out;
+}
+
 /** Merges flags, environment and the profile into the settings a command runs with. */
 export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profile): Settings {
+  const e = explainSettings(globals, env, profile);
   return {
-    profileName: profileName(globals, env),
-    baseUrl: globals.baseUrl ?? envValue(env, 'CALLCTL_BASE_URL') ?? profile.baseUrl,
-    apiKey: envValue(env, 'CALLCTL_API_KEY') ?? profile.apiKey,
-    rate: globals.rate ?? envNumber(env, 'CALLCTL_RATE', false) ?? profile.rate,
-    concurrency: globals.concurrency ?? profile.concurrency ?? DEFAULTS.concurrency,
+    profileName: e.profile.value,
+    baseUrl: e.baseUrl?.value,
+    apiKey: e.apiKey?.value,
+    rate: e.rate?.value,
+    concurrency: e.concurrency?.value ?? DEFAULTS.concurrency,
     timeoutMs: globals.timeout ?? DEFAULTS.timeoutMs,
     country: profile.country,
     currency: profile.currency,

@@ -11,7 +11,7 @@ import type { Logger } from '../output/log.js';
 import { RequestLimiter, type LimiterStats } from './limiter.js';
 import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
 import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
-import { checkBaseUrl, checkSecretKey, maskKey } from './safety.js';
+import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -91,6 +91,9 @@ export class ApiClient {
   private readonly limiter: RequestLimiter;
   private readonly basePath: string;
   private readonly random: () => number;
+  /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
+  private answered = false;
+  private lastNotice = { line: '', at: 0 };
 
   constructor(private readonly opts: ClientOptions) {
     this.agent = new Agent({
@@ -137,8 +140,15 @@ export class ApiClient {
         const failure = transportFailure(err);
         if (!failure) throw err;
         ambiguousBefore ||= failure.ambiguous;
+        // Nothing listening on this machine (a wrong port, the sandbox not started) will not
+        // change in the 11 s of back-off: say so at once. Once the server has answered, a refusal
+        // is an outage (a restart) and is waited out like any other.
+        if (failure.reason === 'connection refused' && !this.answered && isLoopbackHost(this.opts.baseUrl.hostname)) {
+          throw new ApiError('network', `cannot reach ${this.opts.baseUrl.host}: connection refused (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts: attempt }, 'nothing listens on that port of this machine: check --base-url or CALLCTL_BASE_URL, and that the server (callctl sandbox?) is running');
+        }
         const retry = attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, failure.ambiguous);
-        this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}${retry ? `, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})` : ''}`);
+        if (retry) this.retryNotice(req, failure.reason, attempt + 1);
+        else this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}`);
         if (retry) {
           await this.wait(backoffMs(attempt, this.random), req.signal);
           attempt += 1;
@@ -156,7 +166,7 @@ export class ApiClient {
       if (answer.status >= 500) {
         ambiguousBefore = true;
         if (attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, true)) {
-          this.opts.log.debug(`× ${req.method} ${url.pathname}: ${answer.status}, retrying (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
+          this.retryNotice(req, `server error ${answer.status}`, attempt + 1);
           await this.wait(backoffMs(attempt, this.random), req.signal);
           attempt += 1;
           continue;
@@ -168,6 +178,19 @@ export class ApiClient {
       }
       throw this.statusError(req, answer, attempt, ambiguousBefore);
     }
+  }
+
+  /**
+   * "retrying (2/6)…" on stderr before each repeat, so a slow failure is never silent (hidden by
+   * -q). Many rows of an import retrying alike would repeat one line: the same line is printed at
+   * most once a second (--verbose still logs every attempt).
+   */
+  private retryNotice(req: ApiRequest, reason: string, next: number): void {
+    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${MAX_ATTEMPTS})…`;
+    const now = this.opts.now();
+    if (line === this.lastNotice.line && now - this.lastNotice.at < 1_000) return this.opts.log.debug(line);
+    this.lastNotice = { line, at: now };
+    this.opts.log.info(line);
   }
 
   /** Requests sent, 429s met and the current pace — for summaries and progress. */
@@ -217,6 +240,7 @@ export class ApiClient {
       ...(req.signal ? { signal: req.signal } : {}),
     });
     const text = await res.body.text();
+    this.answered = true;
     const now = this.opts.now();
     const headers = res.headers as HeaderBag;
     this.opts.log.debug(`← ${res.statusCode} ${req.method} ${url.pathname} (${now - started} ms)`);

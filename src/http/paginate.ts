@@ -1,8 +1,8 @@
 /**
- * The one way to page through a list. The seed documents `page`, `limit` and a `data` list, and
- * says nothing of the envelope's other fields, so paging stops at whichever comes first (cli.md
- * "Tolerance"): an empty page, a page shorter than the limit, or an envelope — under any of the
- * usual names — saying there is no more.
+ * The one way to page through a list. The API documents `page`, `limit` and a `data` list, and
+ * says nothing of the envelope's other fields, so paging stops at whichever comes first: an empty
+ * page, a page shorter than the limit, or an envelope — under any of the usual names — saying
+ * there is no more.
  */
 import { ApiError } from '../errors.js';
 import type { ApiClient } from './client.js';

@@ -5,11 +5,22 @@
  */
 import type { OutStream } from '../deps.js';
 import type { OutputFormat } from '../context.js';
+import { isClosedPipe, StdoutClosedError } from './closed.js';
 
 /** A column: its header and how to read it from an item. */
 export interface Column {
   header: string;
   key: string;
+  /** Never cut in a table (ids, phones, e-mails: what operators copy). Default: by key, see `isWhole`. */
+  whole?: boolean;
+}
+
+/** Columns an operator copies and pastes: cutting them makes the value useless. */
+const WHOLE_KEYS = new Set(['id', 'phone', 'email', 'from', 'to']);
+
+/** Whether a column is never cut: ids (`id`, `contactId`, `callId`…), phones and e-mails. */
+export function isWhole(column: Column): boolean {
+  return column.whole ?? (WHOLE_KEYS.has(column.key) || /Id$/.test(column.key));
 }
 
 export interface ListWriter {
@@ -17,12 +28,19 @@ export interface ListWriter {
   end(): Promise<void>;
 }
 
-/** Writes to a stream, waiting when the reader is slower (a pipe into `head`, a slow disk). */
-function writeOut(out: OutStream, text: string): Promise<void> {
+/**
+ * Writes to a stream and resolves once the text is handed over, so a slow reader (a pipe into
+ * `less`, a slow disk) holds back the next page. A reader that has gone (`| head`) rejects with
+ * StdoutClosedError: the caller stops, and no further page is requested.
+ */
+export function writeOut(out: OutStream, text: string): Promise<void> {
   if (text === '') return Promise.resolve();
-  return new Promise((done) => {
-    if (out.write(text)) done();
-    else out.once('drain', done);
+  if (out.destroyed || out.writableEnded) return Promise.reject(new StdoutClosedError());
+  return new Promise((done, fail) => {
+    out.write(text, (err) => {
+      if (!err) done();
+      else fail(isClosedPipe(err) ? new StdoutClosedError() : err);
+    });
   });
 }
 
@@ -63,30 +81,70 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
     }
     case 'table': {
       const { default: Table } = await import('cli-table3');
-      let any = false;
+      // With --all a table is drawn per page so rows appear as they arrive: the header is printed
+      // once and a column only ever widens, so the pages line up as one table.
+      let widths: number[] | undefined;
       return {
         write: (items) => {
           if (items.length === 0) return Promise.resolve();
-          any = true;
-          const width = out.columns ?? 120;
-          const table = new Table({ head: columns.map((c) => c.header), style: { head: [], border: [] }, wordWrap: true, colWidths: fitWidths(columns, items, width) });
-          for (const item of items) table.push(columns.map((c) => cellText((item as Record<string, unknown>)[c.key])));
-          return writeOut(out, `${table.toString()}\n`);
+          const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
+          const head = widths === undefined;
+          const need = columns.map((c, i) => Math.max(head ? c.header.length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
+          const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
+          widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
+          const table = new Table({ ...(head ? { head: columns.map((c) => c.header) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
+          for (const row of rows) table.push(row);
+          const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
+          return writeOut(out, `${text}\n`);
         },
-        end: () => (any ? Promise.resolve() : writeOut(out, '(none)\n')),
+        end: () => (widths !== undefined ? Promise.resolve() : writeOut(out, '(none)\n')),
       };
     }
   }
 }
 
-/** Column widths that fit the terminal: each column gets what its content needs, shrunk evenly. */
-function fitWidths(columns: Column[], items: unknown[], width: number): number[] {
-  const need = columns.map((c) => Math.max(c.header.length, ...items.map((i) => cellText((i as Record<string, unknown>)[c.key]).length)) + 2);
-  const budget = Math.max(columns.length * 6, width - columns.length - 1);
-  let total = need.reduce((a, b) => a + b, 0);
+/** No borders and no ruled line between rows: one line a row, as gh and kubectl print. */
+const NO_RULES = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  middle: '  ',
+};
+const PLAIN = { head: [] as string[], border: [] as string[], 'padding-left': 0, 'padding-right': 0 };
+
+/** A time as the API sends it; cut in a table, it keeps at least its date (`2026-10-01…`). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T/;
+const DATE_WIDTH = 11;
+
+/** A cell on one line: a table row never spans two. */
+function oneLine(text: string): string {
+  return /[\r\n\t]/.test(text) ? text.replace(/\r?\n|\r|\t/g, ' ') : text;
+}
+
+/** Display width, counting a wide (CJK, emoji) character as two columns. */
+function textWidth(text: string): number {
+  let w = 0;
+  for (const ch of text) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1faff}\u{20000}-\u{3fffd}]/u.test(ch) ? 2 : 1;
+  return w;
+}
+
+/**
+ * Widths for a terminal `width` columns wide: whole columns (ids, phones, e-mails) keep what they
+ * need; the others give way, widest first, down to a few characters (cli-table3 ends a cut cell
+ * with `…`). A row may still pass the width when the whole columns alone do not fit.
+ */
+export function fitWidths(columns: Column[], need: number[], width: number, floors: Array<number | undefined> = []): number[] {
   const widths = [...need];
-  while (total > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
+  const gaps = NO_RULES.middle.length * (columns.length - 1);
+  let total = widths.reduce((a, b) => a + b, 0) + gaps;
+  const floor = (i: number) => Math.min(need[i] as number, floors[i] ?? Math.max(4, Math.min(columns[i]!.header.length, 8)));
+  while (total > width) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) {
+      if (isWhole(columns[i]!) || (widths[i] as number) <= floor(i)) continue;
+      if (widest === -1 || (widths[i] as number) > (widths[widest] as number)) widest = i;
+    }
+    if (widest === -1) break;
     widths[widest] = (widths[widest] as number) - 1;
     total -= 1;
   }
@@ -103,8 +161,8 @@ export async function writeRecord(out: OutStream, format: OutputFormat, record: 
     await writer.write([record]);
     return writer.end();
   }
-  const { default: Table } = await import('cli-table3');
-  const table = new Table({ style: { head: [], border: [] } });
-  for (const [k, v] of Object.entries(fields)) table.push({ [k]: cellText(v) });
-  return writeOut(out, `${table.toString()}\n`);
+  // One line a field, nothing cut: `key  value`, the keys aligned.
+  const entries = Object.entries(fields);
+  const keyWidth = Math.max(0, ...entries.map(([k]) => k.length));
+  return writeOut(out, entries.map(([k, v]) => `${k.padEnd(keyWidth)}  ${oneLine(cellText(v))}`.trimEnd()).join('\n') + '\n');
 }

@@ -83,8 +83,8 @@ test('rm without --confirm says what would be erased and sends nothing; with it,
   const victim = sb.calls()[0]!;
   const no = await runCli(['contacts', 'rm', victim.contactId], { env });
   assert.equal(no.code, 2);
-  assert.match(no.stderr, /would erase contact .* calls and recordings.*--confirm/);
-  assert.equal(sb.stats().requests, 0);
+  assert.match(no.stderr, /would erase contact .* calls? with their recordings.*--confirm/);
+  assert.equal(sb.stats().byRoute['DELETE /contacts/{id}'], undefined, 'no DELETE was sent (the contact was only read)');
   const yes = await runCli(['contacts', 'rm', victim.contactId, '--confirm', '--json'], { env });
   assert.equal(yes.code, 0, yes.stderr);
   const receipt = JSON.parse(yes.stdout);

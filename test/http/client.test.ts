@@ -76,27 +76,43 @@ test('a POST not marked safe is sent once after a 5xx; a safe one is retried', a
   assert.equal(server.hits.length, 3, 'one unsafe attempt, two safe ones');
 });
 
-test('a refused connection is retried at least 5 times, then a one-line network error (exit 1)', async (t) => {
-  const server = await scriptedServer(t, (_h, res) => json(res, 200, {}));
-  const port = new URL(server.baseUrl).port;
+test('a refused connection on loopback fails at once before any answer (a wrong port); after one it is an outage, retried at least 5 times', async (t) => {
+  const { createServer } = await import('node:http');
+  const live = createServer((_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  await new Promise<void>((r) => live.listen(0, '127.0.0.1', r));
+  const livePort = (live.address() as { port: number }).port;
   // A port nothing listens on: bind-and-close gives one that is free right now.
-  const { createServer } = await import('node:net');
   const probe = createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   const deadPort = (probe.address() as { port: number }).port;
   await new Promise((r) => probe.close(r));
-  assert.notEqual(String(deadPort), port);
-  const { c, log } = client(`http://127.0.0.1:${deadPort}/api/v1`);
-  t.after(() => c.close());
-  await assert.rejects(c.request({ method: 'POST', path: '/contacts', body: {} }), (err: unknown) => {
+
+  const wrong = client(`http://127.0.0.1:${deadPort}/api/v1`);
+  t.after(() => wrong.c.close());
+  await assert.rejects(wrong.c.request({ method: 'GET', path: '/contacts' }), (err: unknown) => {
     assert.ok(err instanceof ApiError);
     assert.equal(err.code, 'network');
     assert.match(err.message, /cannot reach 127\.0\.0\.1:\d+: connection refused/);
-    assert.ok(err.attempts >= 5, `attempts ${err.attempts}`);
+    assert.match(err.hint ?? '', /nothing listens on that port/);
+    assert.equal(err.attempts, 1, 'no retries');
     assert.equal(exitCodeOf(err), 1);
     return true;
   });
-  assert.match(log(), /retrying \(attempt 5\/\d\)/);
+  assert.doesNotMatch(wrong.log(), /retrying/);
+
+  const { c, log } = client(`http://127.0.0.1:${livePort}/api/v1`, { sleep: async () => undefined });
+  t.after(() => c.close());
+  assert.equal((await c.request({ method: 'GET', path: '/contacts' })).status, 200);
+  live.closeAllConnections();
+  await new Promise((r) => live.close(r));
+  await assert.rejects(c.request({ method: 'POST', path: '/contacts', body: {} }), (err: unknown) => {
+    assert.ok(err instanceof ApiError);
+    assert.match(err.message, /cannot reach 127\.0\.0\.1:\d+: connection refused/);
+    assert.ok(err.attempts >= 5, `attempts ${err.attempts}`);
+    return true;
+  });
+  assert.match(log(), /connection refused on POST \/contacts; retrying \(2\/6\)…/);
+  assert.match(log(), /retrying \(5\/6\)…/);
 });
 
 test('a 429 pauses every request for Retry-After, then all succeed; it is never a failure', async (t) => {

@@ -12,9 +12,10 @@ export function registerApi(program: Command, bind: Bind): void {
     .option('-f, --field <key=value>', 'a body field (repeatable); for GET, a query parameter', collect)
     .option('--input <file|->', 'the request body as JSON, from a file or stdin')
     .option('--paginate', 'follow the pages of a list endpoint')
+    .option('--confirm', 'required for DELETE: an erasure through the escape hatch is still irreversible')
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /voicemails --paginate\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"',
+      '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /calls --paginate -f limit=100\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"   # the real service; the sandbox has no /messages\n  callctl api DELETE /contacts/ct_123 --confirm',
     )
     .action(bind(() => import('./run.js')));
 }

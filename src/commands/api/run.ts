@@ -9,7 +9,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Method } from '../../http/client.js';
 import { pages } from '../../http/paginate.js';
-import { createListWriter } from '../../output/writers.js';
+import { createListWriter, writeOut } from '../../output/writers.js';
+import { requireFormat } from '../../output/format-check.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
@@ -39,6 +40,7 @@ async function readInput(ctx: Context, source: string): Promise<unknown> {
 }
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
+  requireFormat('callctl api', ctx.globals, ['json', 'ndjson'], 'the JSON body as the API returned it');
   const method = (args[0] as string).toUpperCase();
   if (!METHODS.includes(method)) throw new UsageError(`unknown method ${args[0] as string}`, `use one of ${METHODS.join(', ')}`);
   const rawPath = args[1] as string;
@@ -46,6 +48,10 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   const [pathPart, queryPart] = rawPath.split('?', 2) as [string, string | undefined];
   const path = `/${pathPart.replace(/^\/+/, '')}`;
   if (path.split('/').some((s) => s === '..' || s === '.')) throw new UsageError(`the path ${rawPath} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
+
+  if (method === 'DELETE' && opts.confirm !== true) {
+    throw new UsageError(`DELETE ${path} is irreversible (an erasure through the escape hatch is still an erasure); nothing was sent`, `add --confirm: callctl api DELETE ${path} --confirm`);
+  }
 
   const fields: Record<string, unknown> = {};
   for (const f of (opts.field as string[] | undefined) ?? []) {
@@ -79,7 +85,7 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
     return 0;
   }
   const res = await client.request({ method: method as Method, path, query, ...(body !== undefined ? { body } : {}) });
-  if (res.body !== undefined) out.write(`${typeof res.body === 'string' ? res.body : JSON.stringify(res.body, null, 2)}\n`);
+  if (res.body !== undefined) await writeOut(out, `${typeof res.body === 'string' ? res.body : ctx.format === 'ndjson' ? JSON.stringify(res.body) : JSON.stringify(res.body, null, 2)}\n`);
   else ctx.log.info(`${res.status} (no body)`);
   return 0;
 }

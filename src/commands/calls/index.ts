@@ -12,8 +12,22 @@ export function registerCalls(program: Command, bind: Bind): void {
     .option('--page <n>', 'page to show (default 1)', integer(1))
     .option('--limit <n>', 'calls per page (default 50)', integer(1))
     .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'with --all: stop after this many calls', integer(1))
-    .addHelpText('after', '\nExamples:\n  callctl calls ls\n  callctl calls ls --all --format ndjson > calls.ndjson')
+    .option('--max <n>', 'list up to this many calls, across pages as needed (with or without --all)', integer(1))
+    .option('--outcome <outcome>', 'only calls with this outcome (snake_case, e.g. booked_job); reads every page')
+    .option('--since <date>', 'only calls started at or after this time (2026-10-01 or ISO 8601); reads every page')
+    .option('--until <date>', 'only calls started before this time; a date alone includes that whole day (UTC); reads every page')
+    .addHelpText(
+      'after',
+      `
+The API lists calls without filters: with --outcome, --since or --until every page is read and the
+matching calls are printed as each page arrives (--max stops early). --since/--until compare the
+call's startedAt; a call without one is left out. Dates without a time or zone are UTC.
+
+Examples:
+  callctl calls ls
+  callctl calls ls --all --format ndjson > calls.ndjson
+  callctl calls ls --outcome booked_job --since 2026-10-01 --until 2026-10-31 --json`,
+    )
     .action(bind(() => import('./ls.js')));
 
   calls

@@ -1,11 +1,15 @@
 /**
  * `callctl config <get|set|unset|list|path> [key] [value]`: the settings of the current profile.
- * The key is never shown in full (masked), and is only ever set through `callctl login`.
+ * The key is never shown in full (masked), and is only ever set through `callctl login`. `list`
+ * and `get` show the value in effect — the one commands use — and where it comes from (flag, env,
+ * profile, default), so `CALLCTL_BASE_URL` set in the shell is what `config list` shows.
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { PROFILE_KEYS, type Profile } from '../../config/store.js';
+import { explainSettings, type ExplainedSettings, type Sourced } from '../../config/settings.js';
 import { maskKey } from '../../output/mask.js';
+import { requireFormat } from '../../output/format-check.js';
 
 const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
 type Key = (typeof KEYS)[number];
@@ -60,8 +64,26 @@ function shown(key: Key, value: unknown): string {
   return key === 'apiKey' ? maskKey(String(value)) : String(value);
 }
 
+/** `flag --base-url`, `env CALLCTL_BASE_URL`, `profile "default"`, `default`. */
+function whence(s: Sourced<unknown>): string {
+  return s.source === 'profile' || s.source === 'default' ? s.origin : `${s.source} ${s.origin}`;
+}
+
+/** Where a setting could come from, for "not set" messages. */
+const SET_BY: Record<Key, string> = {
+  baseUrl: '--base-url, CALLCTL_BASE_URL or callctl config set baseUrl',
+  apiKey: 'CALLCTL_API_KEY or callctl login',
+  country: 'callctl config set country',
+  currency: 'callctl config set currency',
+  outcomes: 'callctl config set outcomes booked_job,no_answer,…',
+  rate: '--rate, CALLCTL_RATE or callctl config set rate; unset means adaptive',
+  concurrency: '--concurrency or callctl config set concurrency',
+};
+
 export async function run(ctx: Context, args: string[]): Promise<number> {
   const [action, rawKey, value] = args as [string, string | undefined, string | undefined];
+  if (action === 'list' || action === 'get') requireFormat(`callctl config ${action}`, ctx.globals, ['table', 'json'], 'settings as key=value lines, or JSON with --json');
+  else requireFormat(`callctl config ${action}`, ctx.globals, [], action === 'path' ? 'a path' : 'nothing on stdout');
   const store = await ctx.config();
   const name = ctx.profileName;
   const out = ctx.deps.io.stdout;
@@ -72,21 +94,33 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
       out.write(`${store.path}\n`);
       return 0;
     case 'list': {
-      const entries = KEYS.map((k) => [k, shown(k, profile[k])] as const).filter(([, v]) => v !== '');
-      if (ctx.format === 'json') out.write(`${JSON.stringify({ profile: name, ...Object.fromEntries(entries) }, null, 2)}\n`);
-      else {
-        out.write(entries.map(([k, v]) => `${k}=${v}\n`).join(''));
-        ctx.log.info(`profile "${name}"${entries.length === 0 ? ' is empty' : ''} — profiles: ${Object.keys(store.profiles()).join(', ') || 'none yet'}`);
+      const effective = explainSettings(ctx.globals, ctx.deps.env, profile);
+      const entries = KEYS.flatMap((k) => {
+        const s = effective[k as keyof ExplainedSettings] as Sourced<unknown> | undefined;
+        return s ? [[k, shown(k, s.value), s] as const] : [];
+      });
+      if (ctx.format === 'json') {
+        const sources = Object.fromEntries(entries.map(([k, , s]) => [k, whence(s)]));
+        out.write(`${JSON.stringify({ profile: name, ...Object.fromEntries(entries.map(([k, v, s]) => [k, k === 'apiKey' ? v : s.value])), sources }, null, 2)}\n`);
+      } else {
+        const width = Math.max(0, ...entries.map(([k, v]) => k.length + 1 + v.length));
+        out.write(entries.map(([k, v, s]) => `${`${k}=${v}`.padEnd(width)}  (${whence(s)})\n`).join(''));
+        ctx.log.info(`profile "${name}" (${whence(effective.profile)}) — profiles: ${Object.keys(store.profiles()).join(', ') || 'none yet'}`);
       }
       return 0;
     }
     case 'get': {
       const key = checkKey(rawKey);
-      if (profile[key] === undefined) {
-        ctx.log.info(`${key} is not set in profile "${name}"`);
+      const s = explainSettings(ctx.globals, ctx.deps.env, profile)[key] as Sourced<unknown> | undefined;
+      if (s === undefined) {
+        ctx.log.info(`${key} is not set (set it with ${SET_BY[key]})`);
         return 0;
       }
-      out.write(`${shown(key, profile[key])}\n`);
+      if (ctx.format === 'json') out.write(`${JSON.stringify({ key, value: key === 'apiKey' ? shown(key, s.value) : s.value, source: whence(s) })}\n`);
+      else {
+        out.write(`${shown(key, s.value)}\n`);
+        ctx.log.info(`(from ${whence(s)})`);
+      }
       return 0;
     }
     case 'set': {
@@ -95,6 +129,8 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
       const parsed = await parseValue(key, value);
       store.writeProfile(name, { ...profile, [key]: parsed });
       ctx.log.info(`${key} set to ${String(parsed)} in profile "${name}"`);
+      const hidden = explainSettings(ctx.globals, ctx.deps.env, { ...profile, [key]: parsed })[key] as Sourced<unknown> | undefined;
+      if (hidden && hidden.source !== 'profile') ctx.log.warn(`${whence(hidden)} takes precedence over the profile: commands use ${shown(key, hidden.value)}`);
       return 0;
     }
     case 'unset': {

@@ -16,7 +16,7 @@ function fieldFlags(cmd: Command): Command {
     .option('--zip-code <code>', 'postal code')
     .option('--status <text>', 'contact status')
     .option('--notes <text>', 'free text')
-    .option('--tag <tag>', 'a tag (repeat for several)', collect)
+    .option('--tag <tag>', 'a tag (repeat for several); on edit, the tags become exactly these', collect)
     .option('--country <CC>', 'region (ISO 3166 alpha-2) for a national-format --phone')
     .option('--data <json|@file>', 'fields as a JSON object, inline or from a file');
 }
@@ -30,23 +30,52 @@ export function registerContacts(program: Command, bind: Bind): void {
     .option('--page <n>', 'page to show (default 1)', integer(1))
     .option('--limit <n>', 'contacts per page (default 50)', integer(1))
     .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'with --all: stop after this many contacts', integer(1))
-    .addHelpText('after', '\nExamples:\n  callctl contacts ls\n  callctl contacts ls --all --format csv > contacts.csv\n  callctl contacts ls --all --max 500 --json | jq \'.[].phone\'')
+    .option('--max <n>', 'list up to this many contacts, across pages as needed (with or without --all)', integer(1))
+    .option('--tag <tag>', 'only contacts with this tag (repeat: with every one of them); reads every page', collect)
+    .option('--status <status>', 'only contacts with this status; reads every page')
+    .addHelpText(
+      'after',
+      `
+The API lists contacts without filters: with --tag or --status every page is read and the
+matching contacts are printed as each page arrives (--max stops early). Tags and status are
+compared ignoring case.
+
+Examples:
+  callctl contacts ls
+  callctl contacts ls --max 5
+  callctl contacts ls --all --format csv > contacts.csv
+  callctl contacts ls --tag vip --status customer
+  callctl contacts ls --all --max 500 --json | jq '.[].phone'`,
+    )
     .action(bind(() => import('./ls.js')));
 
   contacts
     .command('get')
     .description('show one contact')
     .argument('<id>', 'contact id')
-    .addHelpText('after', '\nExamples:\n  callctl contacts get c_123\n  callctl contacts get c_123 --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts get ct_123\n  callctl contacts get ct_123 --json')
     .action(bind(() => import('./get.js')));
 
   fieldFlags(contacts.command('add').description('create a contact (or, with an E.164 phone the service knows, update that contact)'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone 020 7946 0958 --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone "020 7946 0958" --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
     .action(bind(() => import('./add.js')));
 
   fieldFlags(contacts.command('edit').description('change only the given fields of a contact').argument('<id>', 'contact id'))
-    .addHelpText('after', '\nExamples:\n  callctl contacts edit c_123 --status customer\n  callctl contacts edit c_123 --tag vip --tag 2026 --json\n  callctl contacts edit c_123 --data \'{"notes":"called back"}\'')
+    .option('--add-tag <tag>', 'add a tag and keep the others (repeatable)', collect)
+    .option('--remove-tag <tag>', 'remove a tag and keep the others (repeatable)', collect)
+    .addHelpText(
+      'after',
+      `
+--tag sets exactly the tags given. --add-tag and --remove-tag read the contact first, then PATCH
+its whole tag list with the change (the API replaces the list): a change made by someone else in
+between is overwritten.
+
+Examples:
+  callctl contacts edit ct_123 --status customer
+  callctl contacts edit ct_123 --add-tag vip --remove-tag cold
+  callctl contacts edit ct_123 --tag vip --tag 2026 --json
+  callctl contacts edit ct_123 --data '{"notes":"called back"}'`,
+    )
     .action(bind(() => import('./edit.js')));
 
   contacts
@@ -64,7 +93,7 @@ export function registerContacts(program: Command, bind: Bind): void {
     .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl contacts rm ct_123 --confirm\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
+      '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm --json\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
     )
     .action(bind(() => import('./rm.js')));
 

@@ -1,11 +1,32 @@
 /**
  * `callctl contacts rm <id> --confirm`: the erasure of a person (docs/api.md, Contacts) — the
- * contact, every call and recording attached to them, irreversibly. Never sent without --confirm.
+ * contact, every call and recording attached to them, irreversibly. Never sent without --confirm;
+ * without it the contact is read so the refusal names who would go and how many calls.
  * `--phone` and `--from` are erasure requests (src/erasure/).
  */
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
-import { eraseContact } from '../../api/contacts.js';
+import { ApiError, CallctlError, UsageError } from '../../errors.js';
+import { eraseContact, getContact } from '../../api/contacts.js';
+import { listCalls } from '../../api/calls.js';
+import { requireFormat } from '../../output/format-check.js';
+
+/** "Ada Lovelace, +447400100000, and their 3 calls" — read-only; a 404 ends the command (exit 4). */
+async function whatWouldGo(ctx: Context, id: string): Promise<string> {
+  let client;
+  try {
+    client = await ctx.api();
+  } catch (err) {
+    if (err instanceof CallctlError) return `contact ${id}`;
+    throw err;
+  }
+  const contact = (await getContact(client, id)) as Record<string, unknown> | undefined;
+  const name = [contact?.firstName, contact?.lastName].filter((v) => typeof v === 'string' && v !== '').join(' ');
+  const who = [name || '(no name)', typeof contact?.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
+  // The API lists calls with no filter: every page is read to count this contact's.
+  let calls = 0;
+  for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => (c as { contactId?: unknown })?.contactId === id).length;
+  return `contact ${id} (${who}) and their ${calls} call${calls === 1 ? '' : 's'} with their recordings`;
+}
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
   const id = args[0];
@@ -29,8 +50,10 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   for (const flag of ['country', 'dryRun', 'receipts', 'resume', 'restart', 'encoding'] as const) {
     if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies only with --phone or --from`);
   }
+  requireFormat('callctl contacts rm', ctx.globals, ['table', 'json', 'ndjson'], 'a receipt (on stderr, or as JSON with --json)');
   if (opts.confirm !== true) {
-    throw new UsageError(`this would erase contact ${id} with all their calls and recordings, irreversibly; nothing was sent`, `add --confirm to erase: callctl contacts rm ${id} --confirm`);
+    const what = await whatWouldGo(ctx, id);
+    throw new UsageError(`this would erase ${what}, irreversibly; nothing was erased`, `add --confirm to erase: callctl contacts rm ${id} --confirm`);
   }
   const format = ctx.format;
   const client = await ctx.api();
@@ -43,7 +66,7 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
     } else throw err;
   }
   const at = new Date(ctx.deps.now()).toISOString();
-  if (format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at })}\n`);
+  if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at })}\n`);
   else ctx.log.info(`erased contact ${id} with their calls and recordings at ${at}`);
   return 0;
 }
