@@ -39,8 +39,8 @@ test('contacts rm without --confirm names the contact and counts their calls; no
   assert.ok(sb.contacts().some((c) => c.id === victim.id));
 
   const unknown = await runCli(['contacts', 'rm', 'ct_nobody'], { env });
-  assert.equal(unknown.code, 4, 'nobody to erase');
-  assert.match(unknown.stderr, /no contact with id "ct_nobody"/);
+  assert.equal(unknown.code, 2, 'without --confirm, always a usage error');
+  assert.match(unknown.stderr, /^callctl: there is no contact ct_nobody \(404\): nothing to erase; nothing was erased \(check the id/);
 
   const made = await sandboxRequest(sb, 'POST', '/contacts', { body: { email: 'x@example.com' } });
   const bare = await runCli(['contacts', 'rm', made.body.id], { env });

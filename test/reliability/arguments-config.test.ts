@@ -40,7 +40,8 @@ test('bad arguments are exit 2 with one line, and send nothing', async (t) => {
     assert.match(r.stderr, message, args.join(' '));
     oneLine(r.stderr, args.join(' '));
   }
-  assert.equal(sb.stats().requests, 0);
+  // `contacts rm` without --confirm reads the contact to say who would go; nothing else is sent.
+  assert.deepEqual(sb.stats().byRoute, { 'GET /contacts/{id}': 1 });
 });
 
 test('an id like ../calls stays one path segment: 404 from /contacts, never /calls', async (t) => {

@@ -10,22 +10,26 @@ import { eraseContact, getContact } from '../../api/contacts.js';
 import { listCalls } from '../../api/calls.js';
 import { requireFormat } from '../../output/format-check.js';
 
-/** "Ada Lovelace, +447400100000, and their 3 calls" — read-only; a 404 ends the command (exit 4). */
+/**
+ * What the refusal says would go: "contact ct_1 (Ada Lovelace, +447400100000) and their 3 calls
+ * with their recordings". Read-only, and a failure to read never changes the answer: without
+ * --confirm the command is a usage error (exit 2) whatever the service says.
+ */
 async function whatWouldGo(ctx: Context, id: string): Promise<string> {
-  let client;
   try {
-    client = await ctx.api();
+    const client = await ctx.api();
+    const contact = (await getContact(client, id)) as Record<string, unknown> | undefined;
+    const name = [contact?.firstName, contact?.lastName].filter((v) => typeof v === 'string' && v !== '').join(' ');
+    const who = [name || '(no name)', typeof contact?.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
+    // The API lists calls with no filter: every page is read to count this contact's.
+    let calls = 0;
+    for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => (c as { contactId?: unknown })?.contactId === id).length;
+    return `this would erase contact ${id} (${who}) and their ${calls} call${calls === 1 ? '' : 's'} with their recordings, irreversibly`;
   } catch (err) {
-    if (err instanceof CallctlError) return `contact ${id}`;
-    throw err;
+    if (!(err instanceof CallctlError)) throw err;
+    if (err instanceof ApiError && err.status === 404) return `there is no contact ${id} (404): nothing to erase`;
+    return `this would erase contact ${id} with all their calls and recordings, irreversibly (could not read it: ${err.message})`;
   }
-  const contact = (await getContact(client, id)) as Record<string, unknown> | undefined;
-  const name = [contact?.firstName, contact?.lastName].filter((v) => typeof v === 'string' && v !== '').join(' ');
-  const who = [name || '(no name)', typeof contact?.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
-  // The API lists calls with no filter: every page is read to count this contact's.
-  let calls = 0;
-  for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => (c as { contactId?: unknown })?.contactId === id).length;
-  return `contact ${id} (${who}) and their ${calls} call${calls === 1 ? '' : 's'} with their recordings`;
 }
 
 export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
@@ -53,7 +57,8 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   requireFormat('callctl contacts rm', ctx.globals, ['table', 'json', 'ndjson'], 'a receipt (on stderr, or as JSON with --json)');
   if (opts.confirm !== true) {
     const what = await whatWouldGo(ctx, id);
-    throw new UsageError(`this would erase ${what}, irreversibly; nothing was erased`, `add --confirm to erase: callctl contacts rm ${id} --confirm`);
+    const missing = what.startsWith('there is no contact');
+    throw new UsageError(`${what}; nothing was erased`, missing ? 'check the id with callctl contacts ls; an erasure also needs --confirm' : `add --confirm to erase: callctl contacts rm ${id} --confirm`);
   }
   const format = ctx.format;
   const client = await ctx.api();
