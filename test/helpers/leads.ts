@@ -1,4 +1,5 @@
 /** Generated lead lists for import tests: valid UK mobiles, one per row, in a real CSV file. */
+import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -15,4 +16,11 @@ export function writeLeads(dir: string, n: number, name = 'leads.csv', national 
   const path = join(dir, name);
   writeFileSync(path, `${rows.join('\n')}\n`);
   return path;
+}
+
+/** Every generated row 0…n-1 stored exactly once (no row lost, none doubled). */
+export function assertEachOnce(phones: Array<string | undefined>, n: number): void {
+  assert.equal(phones.length, n, `${phones.length} contacts for ${n} rows`);
+  assert.equal(new Set(phones).size, n, 'no phone twice');
+  for (let i = 0; i < n; i++) assert.ok(phones.includes(leadPhone(i)), `row ${i} stored`);
 }

@@ -1,5 +1,7 @@
 // The HTTP core against the sandbox's real token bucket: a burst far over the limit, with and
-// without rate-limit headers, ends with every request answered and no 429 surfacing as an error.
+// without rate-limit headers, ends with every request answered once and no 429 surfacing as an
+// error. How fast, and at what share of 429s, is the simulation's and the benchmark's to say
+// (test/http/pace-sim.test.ts, BENCHMARKS.md) — never a wall-clock assertion here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
@@ -20,14 +22,11 @@ for (const headers of [true, false]) {
     const c = clientFor(sb.baseUrl, sb.secretKey, 8);
     t.after(() => c.close());
     const results = await Promise.all(Array.from({ length: 120 }, () => c.request({ method: 'GET', path: '/contacts', query: { limit: 1 } })));
-    assert.equal(results.length, 120);
-    assert.ok(results.every((r) => r.status === 200));
+    assert.ok(results.every((r) => r.status === 200), 'every request answered 200: a 429 never surfaced');
     const stats = sb.stats();
     assert.equal(stats.requests - stats.throttled, 120, 'every request answered once');
     assert.equal(c.stats().throttled, stats.throttled, 'the client saw every 429 the server sent');
-    // Following headers, the client should hardly meet a 429; finding the limit blind costs a few.
-    const share = stats.throttled / stats.requests;
-    assert.ok(share <= (headers ? 0.05 : 0.2), `429 share ${share.toFixed(3)} (${stats.throttled}/${stats.requests})`);
+    assert.equal(c.stats().requests, stats.requests, 'the client counted every attempt it made');
   });
 }
 

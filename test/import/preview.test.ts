@@ -12,14 +12,8 @@ import iconv from 'iconv-lite';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 import { writeLeads } from '../helpers/leads.js';
+import { waitFor } from '../helpers/wait.js';
 
-async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met in time');
-}
 
 test('a list that would rename an existing customer: the dry run names the fields that change; --existing skip leaves the customer untouched', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });

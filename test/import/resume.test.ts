@@ -4,25 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ROWS = 150;
 /** The in-flight window of the import at --concurrency 4 (see run-import.ts): 16. */
 const WINDOW = 16;
 
-async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met in time');
-}
 
-function assertEachOnce(phones: Array<string | undefined>): void {
-  assert.equal(phones.length, ROWS);
-  assert.equal(new Set(phones).size, ROWS);
-  for (let i = 0; i < ROWS; i++) assert.ok(phones.includes(leadPhone(i)), `row ${i} stored`);
-}
 
 for (const signal of ['SIGKILL', 'SIGINT', 'SIGTERM'] as const) {
   test(`${signal} mid-import, then --resume: every row once, at most the in-flight rows sent again`, async (t) => {
@@ -56,7 +45,7 @@ for (const signal of ['SIGKILL', 'SIGINT', 'SIGTERM'] as const) {
     const resent = (sb.stats().byRoute['POST /contacts'] ?? 0) - postsBefore - (ROWS - storedAtStop);
     assert.ok(s.matched <= WINDOW, `re-sent ${s.matched} rows already stored; at most the ${WINDOW} in flight`);
     assert.ok(resent - sb.stats().throttled <= WINDOW);
-    assertEachOnce(sb.contacts().map((c) => c.phone));
+    assertEachOnce(sb.contacts().map((c) => c.phone), ROWS);
 
     // Finished: the next plain run is a fresh import again, matching everything.
     const fresh = await runCli(['import', file, '--json'], { env });

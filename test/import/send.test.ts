@@ -6,13 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
 
-function assertEachOnce(phones: Array<string | undefined>, n: number): void {
-  assert.equal(phones.length, n, `${phones.length} contacts for ${n} rows`);
-  assert.equal(new Set(phones).size, n, 'no phone twice');
-  for (let i = 0; i < n; i++) assert.ok(phones.includes(leadPhone(i)), `row ${i} stored`);
-}
 
 test('a row the server refuses (422) is rejected with the server reason; the others go in', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });

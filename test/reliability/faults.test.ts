@@ -4,13 +4,8 @@ import assert from 'node:assert/strict';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 import { json, scriptedServer } from '../helpers/scripted-server.js';
-import { leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
 
-function assertEachOnce(phones: Array<string | undefined>, n: number): void {
-  assert.equal(phones.length, n, `${phones.length} contacts for ${n} rows`);
-  assert.equal(new Set(phones).size, n);
-  for (let i = 0; i < n; i++) assert.ok(phones.includes(leadPhone(i)), `row ${i}`);
-}
 
 test('300 rows under --faults 0.3 with a timeout shorter than the fault delay (writes landed, answers lost)', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0, faults: 0.3, faultDelayMs: 500 });

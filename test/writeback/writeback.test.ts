@@ -7,14 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
-async function waitFor(cond: () => boolean, ms = 30_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met in time');
-}
 
 const OUTCOMES = ['booked_job', 'no_answer', 'quote_sent'];
 
