@@ -67,6 +67,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   }
   ctx.log.info(`${shownName}: ${mapping.describe.join(', ')}${source.delimiter !== ',' ? ` (delimiter ${JSON.stringify(source.delimiter)})` : ''}${source.encoding !== 'utf8' ? ` (${source.encoding})` : ''}`);
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
+  for (const note of source.notes) ctx.log.warn(note);
 
   // The journal: only for a real import of a file.
   let journal: Journal | undefined;

@@ -15,7 +15,7 @@ export function registerImport(program: Command, bind: Bind): void {
     .addOption(new Option('--resume', 'continue the unfinished import of this file').conflicts('restart'))
     .addOption(new Option('--restart', 'ignore the journal of an earlier run and start over').conflicts('resume'))
     .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
-    .addOption(new Option('--encoding <name>', 'file encoding (default utf8; a UTF-8/UTF-16 BOM is detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .addOption(new Option('--encoding <name>', 'file encoding (default: detected — a UTF-8/UTF-16 BOM, else UTF-8 when the bytes are valid UTF-8, else windows-1252)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
     .option('--delimiter <c>', 'column delimiter (default: detected among , ; tab |)')
     .addHelpText(
       'after',
