@@ -32,6 +32,7 @@ export interface ImportOptions {
   allowNoPhone: boolean;
   encoding?: EncodingName;
   delimiter?: string;
+  sheet?: string;
 }
 
 function delimiterOf(raw: string | undefined): string | undefined {
@@ -56,7 +57,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // Check the key and base URL before reading anything, so a wrong setting costs nothing.
   const client: ApiClient | undefined = o.dryRun ? undefined : await ctx.api();
 
-  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}) });
+  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
   ctx.onClose(() => source.close());
   const mapping = buildMapping(source.header, maps);
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
@@ -75,7 +76,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (!o.dryRun && !stdin) {
     const store = await ctx.config();
     const dir = resolve(dirname(store.path), 'journals');
-    const id = journalId(await fileHash(path), { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter });
+    const id = journalId(await fileHash(path), { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
     earlier = o.restart ? undefined : Journal.earlier(dir, id);
     if (earlier && !o.resume) {
       throw new UsageError(

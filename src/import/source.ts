@@ -12,6 +12,7 @@ import { TextDecoder } from 'node:util';
 import { parse } from 'csv-parse';
 import { RuntimeError, UsageError } from '../errors.js';
 import { detectFileEncoding, guessedNote, Utf8Check } from './encoding.js';
+import { headOf, isZip, openWorkbook } from './xlsx.js';
 import type { InStream } from '../deps.js';
 
 export type EncodingName = 'utf8' | 'utf16le' | 'utf16be' | 'latin1' | 'windows-1252';
@@ -176,6 +177,8 @@ export interface SourceOptions {
   cwdResolve: (p: string) => string;
   encoding?: EncodingName;
   delimiter?: string;
+  /** For an `.xlsx` workbook: the worksheet to read (default the first). */
+  sheet?: string;
 }
 
 function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number } } {
@@ -201,9 +204,14 @@ function openBytes(o: SourceOptions): { stream: Readable; size: number | undefin
   return { stream, size, counter };
 }
 
-/** Opens the source and reads its header row. */
+/** Opens the source (a CSV, or an `.xlsx` workbook told by its content) and reads its header row. */
 export async function openSource(o: SourceOptions): Promise<Source> {
   const { stream, size, counter } = openBytes(o);
+  if (o.path !== '-' && isZip(headOf(o.cwdResolve(o.path)))) {
+    stream.destroy();
+    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+  }
+  if (o.sheet !== undefined) throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${o.path === '-' ? 'stdin' : o.path} is not one`);
   const notes: string[] = [];
   const shown = o.path === '-' ? 'stdin' : o.path;
   let encoding = o.encoding;
@@ -236,7 +244,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     prefix += String(next.value);
   }
   const firstLine = prefix.replace(/^[\r\n]+/, '').split(/\r?\n/, 1)[0] ?? '';
-  if (firstLine.includes('\u0000')) throw new RuntimeError('binary_file', `${o.path} looks binary, not a CSV file`, 'export the sheet as CSV, or give --encoding for UTF-16 text');
+  if (firstLine.includes('\u0000') || (o.path === '-' && prefix.startsWith('PK\u0003\u0004'))) throw new RuntimeError('binary_file', `${o.path === '-' ? 'stdin' : o.path} looks binary, not a CSV file`, 'an .xlsx workbook is read from a file, not stdin; otherwise export the sheet as CSV, or give --encoding for UTF-16 text');
   const delimiter = o.delimiter ?? sniffDelimiter(firstLine);
   const text = Readable.from(
     (async function* () {

@@ -6,8 +6,8 @@ import { collect } from '../parse.js';
 export function registerImport(program: Command, bind: Bind): void {
   program
     .command('import')
-    .description('import a lead list (CSV) — one request per row, at the rate limit, resumable')
-    .argument('<file>', 'CSV file, or - for stdin')
+    .description('import a lead list (CSV or .xlsx) — one request per row, at the rate limit, resumable')
+    .argument('<file>', 'CSV file or Excel workbook (.xlsx), or - for stdin (CSV)')
     .option('--country <CC>', 'region (ISO 3166 alpha-2) for national-format phones (default: the profile\'s country)')
     .option('--map <Header=field>', 'map a column to a contact field (repeatable); overrides the automatic mapping', collect)
     .option('--dry-run', 'parse, map, normalise, validate and report; send nothing (needs no key)')
@@ -17,9 +17,10 @@ export function registerImport(program: Command, bind: Bind): void {
     .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
     .addOption(new Option('--encoding <name>', 'file encoding (default: detected — a UTF-8/UTF-16 BOM, else UTF-8 when the bytes are valid UTF-8, else windows-1252)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
     .option('--delimiter <c>', 'column delimiter (default: detected among , ; tab |)')
+    .option('--sheet <name>', 'for an .xlsx workbook: the worksheet to read (default: the first)')
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json',
+      '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json\n  callctl import leads.xlsx --sheet "March leads" --country GB',
     )
     .action(bind(() => import('./run.js')));
 }
