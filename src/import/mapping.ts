@@ -15,26 +15,56 @@ export function normalizeHeader(h: string): string {
   return h.toLowerCase().replace(/[\s_\-.:/()]+/g, '');
 }
 
+/**
+ * Aliases by field. Besides generic names, the headers of real exports, looked up (not guessed)
+ * in each product's documentation or in export files and scripts published with it:
+ * - Google Contacts ("Google CSV"): First Name, Last Name, E-mail 1 - Value, Phone 1 - Value,
+ *   Labels, Notes, Address N - Street/City/Region/Postal Code/Formatted; the older format's Given
+ *   Name, Family Name, Group Membership.
+ * - Outlook: E-mail Address, E-mail 2 Address, Mobile Phone, Business Phone, Home Phone, Primary
+ *   Phone, Other Phone, Categories, Notes, Business/Home/Other Street/City/State/Postal Code.
+ * - Apple Contacts' CSV import/export labels: first, last, note, phone (home|work|mobile),
+ *   email (home|work), address (home|work) street/city/state/zip.
+ * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, Street
+ *   Address, City, State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
+ * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
+ *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
+ *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
+ * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
+ *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
+ * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note.
+ * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
+ *   (Close's lead_name is the company, so it is not taken for the person's name).
+ * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.
+ */
 const ALIASES: Record<Target, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
   lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
-  fullName: ['name', 'fullname', 'contactname', 'displayname', 'leadname', 'contact'],
-  email: ['email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'personalemail', 'mail'],
+  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact'],
+  email: [
+    'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',
+    'personalemail', 'mail', 'secondaryemail', 'personemail', 'contactemail', 'emailhome', 'emailwork', 'emailother',
+  ],
   phone: [
-    'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber',
-    'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno', 'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
+    'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile',
+    'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno',
+    'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
+    'personphone', 'contactphone', 'phonehome', 'phonework', 'phonemain', 'phoneother',
   ],
   address: ['address', 'street', 'streetaddress', 'addressline1', 'address1', 'adresse', 'direccion', 'dirección', 'strasse', 'straße'],
   city: ['city', 'town', 'ville', 'stadt', 'ort', 'ciudad', 'locality'],
   state: ['state', 'region', 'province', 'county', 'stateprovince', 'stateregion'],
   zipCode: ['zipcode', 'zip', 'postalcode', 'codepostal', 'cp', 'postcode', 'zippostalcode', 'plz'],
-  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments'],
-  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage'],
-  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks'],
+  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments', 'personlabel'],
+  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage', 'statuslabel'],
+  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks', 'personnote'],
 };
 
+/** Name columns that give way to a later, plainer one (Copper's Lead Name is the person, Close's is the company). */
+const WEAK_NAME = new Set(['leadname']);
+
 /** Phone columns whose name says mobile: preferred when a row has several phones. */
-const MOBILE = new Set(['mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
+const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
 
 const LOOKUP = new Map<string, Target>();
 for (const [target, names] of Object.entries(ALIASES) as Array<[Target, string[]]>) for (const n of names) LOOKUP.set(normalizeHeader(n), target);
@@ -50,7 +80,7 @@ export type BlockPart = AddressField | 'street2' | 'formatted';
  * `Address 2 - …`, CRMs' `Mailing …` / `Billing …` / `Shipping …`. A column belongs to a block when
  * its name is one of these prefixes followed by an address part.
  */
-const BLOCK_PREFIX = /^(home|business|work|other|mailing|billing|shipping|primary|personal|office|postal|address\d+|person(?:postal)?address|organizationaddress|organisationaddress)(.+)$/;
+const BLOCK_PREFIX = /^(home|business|work|other|mailing|billing|shipping|primary|personal|office|postal|address\d+|address(?:home|work|other))(.+)$/;
 const BLOCK_PART: Record<string, BlockPart> = {
   street: 'address', streetaddress: 'address', address: 'address', addressline1: 'address', street1: 'address', streetroadname: 'address', line1: 'address',
   street2: 'street2', street3: 'street2', addressline2: 'street2', addressline3: 'street2', line2: 'street2', extendedaddress: 'street2',
@@ -144,6 +174,13 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     // The first column for a field wins (Google exports have "E-mail 1 - Value" and "E-mail 2 - Value").
+    const weak = mapping.columns.findIndex((c) => c.target === 'fullName' && WEAK_NAME.has(normalizeHeader(header[c.index] ?? '')));
+    if (target === 'fullName' && override === undefined && weak !== -1 && !WEAK_NAME.has(norm)) {
+      const [dropped] = mapping.columns.splice(weak, 1);
+      mapping.unknown.push(`${header[dropped!.index]} (a second fullName column)`);
+      mapping.describe = mapping.describe.filter((d) => d !== `${header[dropped!.index]} → fullName`);
+      taken.delete('fullName');
+    }
     if (taken.has(target)) {
       mapping.unknown.push(`${name} (a second ${target} column)`);
       return;
