@@ -11,6 +11,7 @@ import type { ApiClient } from '../http/client.js';
 import { isRegion } from '../phone/e164.js';
 import { type EarlierRun, fileHash, Journal, journalId, type RowStatus } from './journal.js';
 import { buildMapping, parseMaps } from './mapping.js';
+import { PhoneSet } from './phone-set.js';
 import { startProgress } from './progress.js';
 import { RejectsFile, type Summary, summaryLines } from './report.js';
 import { type EncodingName, openSource } from './source.js';
@@ -95,10 +96,9 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const rejects = new RejectsFile(rejectsPath, source.header, earlier !== undefined);
 
   const s = { rows: 0, created: 0, matched: 0, rejected: 0, duplicates: 0, failed: 0, skipped: 0, valid: 0 };
-  // E.164 phones already met in this file, as numbers: up to 15 digits fit a double exactly, and a
-  // million numbers in a Set cost a fraction of a million strings.
-  const seen = new Set<number>();
-  const phoneKey = (e164: string) => Number(e164.slice(1));
+  // E.164 phones already met in this file, as numbers in a compact hash set (phone-set.ts).
+  const seen = new PhoneSet();
+  const phoneKey = PhoneSet.key;
   const window = Math.max(2, settings.concurrency * 4);
   const inflight = new Set<Promise<void>>();
   const abort = new AbortController();
