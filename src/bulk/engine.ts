@@ -30,8 +30,16 @@ export type Verdict<T> =
   /** Finished without a request, counted under this name (e.g. `existing`, `notFound`). */
   | { done: string };
 
+/** The in-file duplicate index: a Set, or anything as compact that answers the same. */
+export interface KeySet {
+  has(key: string | number): boolean;
+  add(key: string | number): unknown;
+}
+
 export interface BulkPlan<T> {
   check(row: BulkRow): Verdict<T>;
+  /** The duplicate index for this job's keys (default: a Set). */
+  keySet?(): KeySet;
   /** The reason a later row with the same key is set aside. */
   duplicate(key: string | number, row: BulkRow): string;
   /** Sends one row; returns how it ended (counted and journalled), e.g. `created`. */
@@ -99,7 +107,7 @@ const FAILED_SHOWN = 10;
 /** Runs one bulk job to its end (or its interruption). */
 export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkResult> {
   const c: BulkCounts = { rows: 0, endings: {}, rejected: 0, duplicates: 0, failed: 0, skipped: 0, valid: 0, unfinished: 0 };
-  const seen = new Set<string | number>();
+  const seen: KeySet = plan.keySet?.() ?? new Set<string | number>();
   const inflight = new Set<Promise<void>>();
   const abort = new AbortController();
   let stopping = false;

@@ -15,33 +15,96 @@ export function normalizeHeader(h: string): string {
   return h.toLowerCase().replace(/[\s_\-.:/()]+/g, '');
 }
 
+/**
+ * Aliases by field. Besides generic names, the headers of real exports, looked up (not guessed)
+ * in each product's documentation or in export files and scripts published with it:
+ * - Google Contacts ("Google CSV"): First Name, Last Name, E-mail 1 - Value, Phone 1 - Value,
+ *   Labels, Notes, Address N - Street/City/Region/Postal Code/Formatted; the older format's Given
+ *   Name, Family Name, Group Membership.
+ * - Outlook: E-mail Address, E-mail 2 Address, Mobile Phone, Business Phone, Home Phone, Primary
+ *   Phone, Other Phone, Categories, Notes, Business/Home/Other Street/City/State/Postal Code.
+ * - Apple Contacts' CSV import/export labels: first, last, note, phone (home|work|mobile),
+ *   email (home|work), address (home|work) street/city/state/zip.
+ * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, Street
+ *   Address, City, State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
+ * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
+ *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
+ *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
+ * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
+ *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
+ * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note.
+ * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
+ *   (Close's lead_name is the company, so it is not taken for the person's name).
+ * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.
+ */
 const ALIASES: Record<Target, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
   lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
-  fullName: ['name', 'fullname', 'contactname', 'displayname', 'leadname', 'contact'],
-  email: ['email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'personalemail', 'mail'],
-  phone: [
-    'mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber',
-    'phone', 'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
+  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact'],
+  email: [
+    'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',
+    'personalemail', 'mail', 'secondaryemail', 'personemail', 'contactemail', 'emailhome', 'emailwork', 'emailother',
   ],
-  address: ['address', 'street', 'streetaddress', 'address1street', 'address1formatted', 'homestreet', 'businessstreet', 'otherstreet', 'addressline1', 'mailingstreet', 'address1'],
-  city: ['city', 'town', 'ville', 'stadt', 'ciudad', 'address1city', 'homecity', 'businesscity', 'othercity', 'mailingcity', 'locality'],
-  state: ['state', 'region', 'province', 'county', 'stateprovince', 'stateregion', 'address1region', 'homestate', 'businessstate', 'otherstate', 'mailingstate'],
-  zipCode: ['zipcode', 'zip', 'postalcode', 'codepostal', 'cp', 'postcode', 'zippostalcode', 'address1postalcode', 'homepostalcode', 'businesspostalcode', 'otherpostalcode', 'mailingpostalcode', 'plz'],
-  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments'],
-  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage'],
-  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks'],
+  phone: [
+    'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile',
+    'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno',
+    'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
+    'personphone', 'contactphone', 'phonehome', 'phonework', 'phonemain', 'phoneother',
+  ],
+  address: ['address', 'street', 'streetaddress', 'addressline1', 'address1', 'adresse', 'direccion', 'dirección', 'strasse', 'straße'],
+  city: ['city', 'town', 'ville', 'stadt', 'ort', 'ciudad', 'locality'],
+  state: ['state', 'region', 'province', 'county', 'stateprovince', 'stateregion'],
+  zipCode: ['zipcode', 'zip', 'postalcode', 'codepostal', 'cp', 'postcode', 'zippostalcode', 'plz'],
+  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments', 'personlabel'],
+  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage', 'statuslabel'],
+  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks', 'personnote'],
 };
 
+/** Name columns that give way to a later, plainer one (Copper's Lead Name is the person, Close's is the company). */
+const WEAK_NAME = new Set(['leadname']);
+
 /** Phone columns whose name says mobile: preferred when a row has several phones. */
-const MOBILE = new Set(['mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
+const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
 
 const LOOKUP = new Map<string, Target>();
 for (const [target, names] of Object.entries(ALIASES) as Array<[Target, string[]]>) for (const n of names) LOOKUP.set(normalizeHeader(n), target);
 
+/** The address fields, which come from one block of columns at a time. */
+export type AddressField = 'address' | 'city' | 'state' | 'zipCode';
+const ADDRESS_FIELDS = new Set<string>(['address', 'city', 'state', 'zipCode']);
+/** A column of an address block: `street2` lines are appended to the street, `formatted` stands in for a missing street. */
+export type BlockPart = AddressField | 'street2' | 'formatted';
+
+/**
+ * Address blocks: Outlook's `Home …` / `Business …` / `Other …`, Google's `Address 1 - …` /
+ * `Address 2 - …`, CRMs' `Mailing …` / `Billing …` / `Shipping …`. A column belongs to a block when
+ * its name is one of these prefixes followed by an address part.
+ */
+const BLOCK_PREFIX = /^(home|business|work|other|mailing|billing|shipping|primary|personal|office|postal|address\d+|address(?:home|work|other))(.+)$/;
+const BLOCK_PART: Record<string, BlockPart> = {
+  street: 'address', streetaddress: 'address', address: 'address', addressline1: 'address', street1: 'address', streetroadname: 'address', line1: 'address',
+  street2: 'street2', street3: 'street2', addressline2: 'street2', addressline3: 'street2', line2: 'street2', extendedaddress: 'street2',
+  formatted: 'formatted', formattedaddress: 'formatted', '': 'formatted',
+  city: 'city', town: 'city', citytown: 'city', locality: 'city',
+  state: 'state', region: 'state', province: 'state', county: 'state', stateprovince: 'state', stateregion: 'state', statecounty: 'state',
+  postalcode: 'zipCode', zip: 'zipCode', zipcode: 'zipCode', postcode: 'zipCode', zippostalcode: 'zipCode',
+};
+
+/** One address block: its name for messages and its columns. */
+export interface AddressBlock {
+  name: string;
+  parts: Array<{ index: number; part: BlockPart }>;
+}
+
 export interface Mapping {
-  /** Column index → field, for every mapped column except phones. */
-  columns: Array<{ index: number; target: Exclude<Target, 'phone'> }>;
+  /** Column index → field, for every mapped column except phones and address columns. */
+  columns: Array<{ index: number; target: Exclude<Target, 'phone' | AddressField> }>;
+  /**
+   * Address blocks in the order their first column appears; the first with a non-empty cell gives
+   * street, city, region and postcode together (never a city of one block with the street of another).
+   * Address columns outside any prefix (`Street`, `City`, `Zip`) form a block of their own.
+   */
+  addresses: AddressBlock[];
   /** Phone columns in order of preference. */
   phones: number[];
   /** Headers that map to nothing, reported once. */
@@ -71,7 +134,20 @@ export function parseMaps(maps: string[]): Map<string, Target | null> {
 }
 
 export function buildMapping(header: string[], maps: Map<string, Target | null>): Mapping {
-  const mapping: Mapping = { columns: [], phones: [], unknown: [], describe: [] };
+  const mapping: Mapping = { columns: [], addresses: [], phones: [], unknown: [], describe: [] };
+  const blocks = new Map<string, AddressBlock & { taken: Set<BlockPart> }>();
+  // Headers repeated in one block (two `Home Street` columns) are reported, not merged.
+  const addToBlock = (blockName: string, name: string, index: number, part: BlockPart) => {
+    let block = blocks.get(blockName);
+    if (!block) blocks.set(blockName, (block = { name: blockName, parts: [], taken: new Set() }));
+    if (block.taken.has(part) && part !== 'street2') {
+      mapping.unknown.push(`${name} (a second ${part} column${blockName ? ` in the ${blockName} address` : ''})`);
+      return;
+    }
+    block.taken.add(part);
+    block.parts.push({ index, part });
+    mapping.describe.push(`${name} → ${part === 'street2' || part === 'formatted' ? 'address' : part}`);
+  };
   const taken = new Set<Target>();
   const seen = new Set<string>();
   const mobiles: number[] = [];
@@ -84,8 +160,13 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
     }
     seen.add(norm);
     const override = maps.get(norm);
+    if (override === undefined) {
+      const block = blockPart(norm);
+      if (block) return addToBlock(block.prefix, name, index, block.part);
+    }
     const target = override !== undefined ? override : LOOKUP.get(norm);
     if (target === null) return;
+    if (target !== undefined && ADDRESS_FIELDS.has(target)) return addToBlock('', name, index, target as AddressField);
     if (target === undefined) return void mapping.unknown.push(name);
     if (target === 'phone') {
       (override === undefined && !MOBILE.has(norm) ? others : mobiles).push(index);
@@ -93,17 +174,33 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     // The first column for a field wins (Google exports have "E-mail 1 - Value" and "E-mail 2 - Value").
+    const weak = mapping.columns.findIndex((c) => c.target === 'fullName' && WEAK_NAME.has(normalizeHeader(header[c.index] ?? '')));
+    if (target === 'fullName' && override === undefined && weak !== -1 && !WEAK_NAME.has(norm)) {
+      const [dropped] = mapping.columns.splice(weak, 1);
+      mapping.unknown.push(`${header[dropped!.index]} (a second fullName column)`);
+      mapping.describe = mapping.describe.filter((d) => d !== `${header[dropped!.index]} → fullName`);
+      taken.delete('fullName');
+    }
     if (taken.has(target)) {
       mapping.unknown.push(`${name} (a second ${target} column)`);
       return;
     }
     taken.add(target);
-    mapping.columns.push({ index, target: target as Exclude<Target, 'phone'> });
+    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | AddressField> });
     mapping.describe.push(`${name} → ${target}`);
   });
   mapping.phones = [...mobiles, ...others];
+  mapping.addresses = [...blocks.values()].map(({ name, parts }) => ({ name, parts }));
   for (const m of maps.keys()) {
     if (!seen.has(m)) throw new UsageError(`--map names a column that is not in the file: "${m}"`, `columns: ${header.join(', ')}`);
   }
   return mapping;
+}
+
+/** The block and part of an address column, from its normalised name (`homepostalcode` → home, zipCode). */
+function blockPart(norm: string): { prefix: string; part: BlockPart } | undefined {
+  const m = BLOCK_PREFIX.exec(norm);
+  if (!m) return undefined;
+  const part = BLOCK_PART[m[2] as string];
+  return part === undefined ? undefined : { prefix: m[1] as string, part };
 }

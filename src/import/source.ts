@@ -1,6 +1,7 @@
 /**
- * The rows of a CSV file (or stdin), streamed: bytes are decoded (UTF-8, UTF-16 by BOM, or the
- * --encoding given; Windows-1252 and UTF-16BE through TextDecoder, which csv-parse cannot do),
+ * The rows of a CSV file (or stdin), streamed: bytes are decoded (the --encoding given, else a
+ * UTF-16/UTF-8 BOM, else UTF-8 when the whole file is valid UTF-8, else Windows-1252 — see
+ * encoding.ts; Windows-1252 and UTF-16BE through TextDecoder, which csv-parse cannot do),
  * the delimiter is sniffed on the header line (csv-parse's own detection breaks on non-ASCII),
  * and csv-parse yields arrays of cells with their line numbers. A malformed file stops with the
  * line it broke on.
@@ -10,6 +11,8 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { parse } from 'csv-parse';
 import { RuntimeError, UsageError } from '../errors.js';
+import { detectFileEncoding, guessedNote, Utf8Check } from './encoding.js';
+import { headOf, isZip, openWorkbook } from './xlsx.js';
 import type { InStream } from '../deps.js';
 
 export type EncodingName = 'utf8' | 'utf16le' | 'utf16be' | 'latin1' | 'windows-1252';
@@ -30,6 +33,8 @@ export interface Source {
   size: number | undefined;
   /** Stops reading (an import that stops early must not keep the file open). */
   close(): void;
+  /** Lines for the operator about how the file was read (an encoding that was guessed). */
+  notes: string[];
 }
 
 const DECODER_LABEL: Record<EncodingName, string> = { utf8: 'utf-8', utf16le: 'utf-16le', utf16be: 'utf-16be', latin1: 'windows-1252', 'windows-1252': 'windows-1252' };
@@ -40,8 +45,20 @@ class Decode extends Transform {
   private head: Buffer | undefined = Buffer.alloc(0);
   private lines = 1;
   encoding: EncodingName;
+  /** Newlines decoded so far, plus one: the line the next text starts on. */
+  get lineCount(): number {
+    return this.lines;
+  }
 
-  constructor(private readonly given: EncodingName | undefined) {
+  /**
+   * `guessFromHead`: with no encoding given and no way to read the input twice (stdin), the first
+   * chunk decides between UTF-8 and Windows-1252; a file is checked whole before (encoding.ts).
+   */
+  constructor(
+    private readonly given: EncodingName | undefined,
+    private readonly guessFromHead = false,
+    private readonly onGuess: (encoding: EncodingName) => void = () => undefined,
+  ) {
     super({ readableObjectMode: false, decodeStrings: true });
     this.encoding = given ?? 'utf8';
   }
@@ -58,6 +75,10 @@ class Decode extends Transform {
       if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf && (this.given === undefined || this.given === 'utf8')) (this.encoding = 'utf8'), (skip = 3);
       else if (data[0] === 0xff && data[1] === 0xfe && (this.given === undefined || this.given === 'utf16le')) (this.encoding = 'utf16le'), (skip = 2);
       else if (data[0] === 0xfe && data[1] === 0xff && this.given === undefined) (this.encoding = 'utf16be'), (skip = 2);
+      else if (this.given === undefined && this.guessFromHead && !new Utf8Check().push(data)) {
+        this.encoding = 'windows-1252';
+        this.onGuess(this.encoding);
+      }
       this.decoder = new TextDecoder(DECODER_LABEL[this.encoding], { fatal: true });
       data = data.subarray(skip);
     }
@@ -156,6 +177,8 @@ export interface SourceOptions {
   cwdResolve: (p: string) => string;
   encoding?: EncodingName;
   delimiter?: string;
+  /** For an `.xlsx` workbook: the worksheet to read (default the first). */
+  sheet?: string;
 }
 
 function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number } } {
@@ -181,10 +204,31 @@ function openBytes(o: SourceOptions): { stream: Readable; size: number | undefin
   return { stream, size, counter };
 }
 
-/** Opens the source and reads its header row. */
+/** Opens the source (a CSV, or an `.xlsx` workbook told by its content) and reads its header row. */
 export async function openSource(o: SourceOptions): Promise<Source> {
   const { stream, size, counter } = openBytes(o);
-  const decode = new Decode(o.encoding);
+  if (o.path !== '-' && isZip(headOf(o.cwdResolve(o.path)))) {
+    stream.destroy();
+    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+  }
+  if (o.sheet !== undefined) throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${o.path === '-' ? 'stdin' : o.path} is not one`);
+  const notes: string[] = [];
+  const shown = o.path === '-' ? 'stdin' : o.path;
+  let encoding = o.encoding;
+  if (encoding === undefined && o.path !== '-') {
+    let detected: ReturnType<typeof detectFileEncoding>;
+    try {
+      detected = detectFileEncoding(o.cwdResolve(o.path));
+    } catch (err) {
+      stream.destroy();
+      throw new UsageError(`cannot read ${o.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    if ('text' in detected && detected.text === 'windows-1252') {
+      encoding = 'windows-1252';
+      notes.push(guessedNote(shown));
+    }
+  }
+  const decode = new Decode(encoding, o.path === '-', () => notes.push(guessedNote(shown)));
   stream.on('error', (err: NodeJS.ErrnoException) => decode.destroy(new UsageError(`cannot read ${o.path}: ${err.code ?? err.message}`)));
   stream.pipe(decode);
 
@@ -200,7 +244,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     prefix += String(next.value);
   }
   const firstLine = prefix.replace(/^[\r\n]+/, '').split(/\r?\n/, 1)[0] ?? '';
-  if (firstLine.includes('\u0000')) throw new RuntimeError('binary_file', `${o.path} looks binary, not a CSV file`, 'export the sheet as CSV, or give --encoding for UTF-16 text');
+  if (firstLine.includes('\u0000') || (o.path === '-' && prefix.startsWith('PK\u0003\u0004'))) throw new RuntimeError('binary_file', `${o.path === '-' ? 'stdin' : o.path} looks binary, not a CSV file`, 'an .xlsx workbook is read from a file, not stdin; otherwise export the sheet as CSV, or give --encoding for UTF-16 text');
   const delimiter = o.delimiter ?? sniffDelimiter(firstLine);
   const text = Readable.from(
     (async function* () {
@@ -222,7 +266,11 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const parseError = (err: unknown): never => {
     if (err instanceof RuntimeError || err instanceof UsageError) throw err;
     const e = err as { message?: string; lines?: number; code?: string };
-    const line = e.lines !== undefined ? `line ${e.lines}: ` : '';
+    let at = e.lines;
+    // csv-parse names the line where the file ended; the quote was opened as many lines earlier
+    // as the unfinished cell holds newlines.
+    if (e.code === 'CSV_QUOTE_NOT_CLOSED') at = openedOn(parser, decode.lineCount) ?? at;
+    const line = at !== undefined ? `line ${at}: ` : '';
     const what = e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote is never closed' : e.code === 'CSV_INVALID_CLOSING_QUOTE' ? 'a quote closes in the middle of a cell' : (e.message ?? String(err));
     throw new RuntimeError('malformed_csv', `${o.path === '-' ? 'stdin' : o.path}: ${line}${what}`, 'fix the file there, then run again with --resume');
   };
@@ -251,5 +299,18 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     if (o.path !== '-') stream.destroy();
     else stream.pause();
   };
-  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => counter.n, size, close };
+  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => counter.n, size, close, notes };
+}
+
+/**
+ * The line an unclosed quote was opened on: the last line of the input less the newlines in the
+ * cell csv-parse was still reading (its internal state; undefined if that ever changes shape).
+ */
+function openedOn(parser: unknown, lastLine: number): number | undefined {
+  const field = (parser as { api?: { state?: { field?: { buf?: Buffer; length?: number } } } }).api?.state?.field;
+  if (!field || !Buffer.isBuffer(field.buf) || typeof field.length !== 'number') return undefined;
+  let newlines = 0;
+  const bytes = field.buf.subarray(0, field.length);
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) newlines += 1;
+  return Math.max(1, lastLine - newlines);
 }

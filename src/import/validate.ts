@@ -1,10 +1,41 @@
 /**
  * One row to one contact body, or the reasons it is rejected: the phone in E.164 (the service's
  * matching key — no region, no national number), a plausible e-mail, trimmed strings, tags split
- * on `;` or `,`. Nothing here touches the network.
+ * on `;` or `,`, the address from one block. Nothing here touches the network.
+ *
+ * Google Contacts puts several values in one cell joined by ` ::: ` (two e-mails, two phones): a
+ * field takes the first, tags take them all (README, "Importing a lead list").
  */
 import { toE164 } from '../phone/e164.js';
-import type { Mapping } from './mapping.js';
+import type { AddressBlock, Mapping } from './mapping.js';
+
+/** Google's separator of several values in one cell. */
+const MULTI = /\s+:::\s+|^:::\s+|\s+:::$/;
+
+/** The first of Google's ` ::: `-joined values (the whole cell when there is one). */
+export function firstValue(cell: string): string {
+  const at = cell.search(MULTI);
+  return (at === -1 ? cell : cell.slice(0, at)).trim();
+}
+
+/** The address of the first block with a non-empty cell, whole: street, city, region, postcode. */
+function addressOf(blocks: AddressBlock[], cells: string[], body: ContactBody): void {
+  for (const block of blocks) {
+    const values = block.parts.map(({ index, part }) => ({ part, value: firstValue((cells[index] ?? '').replace(/\s+/g, ' ')) }));
+    if (!values.some((v) => v.value !== '')) continue;
+    const street: string[] = [];
+    let formatted: string | undefined;
+    for (const { part, value } of values) {
+      if (value === '') continue;
+      if (part === 'address' || part === 'street2') street.push(value);
+      else if (part === 'formatted') formatted ??= value;
+      else body[part] ??= value;
+    }
+    if (street.length > 0) body.address = street.join(', ');
+    else if (formatted !== undefined) body.address = formatted;
+    return;
+  }
+}
 
 export interface ContactBody {
   [field: string]: string | string[];
@@ -40,9 +71,10 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
       // `;` `,` and Google's ` ::: `; Google's system groups (`* myContacts`, `* starred`) are not tags.
       const tags = value.split(/:::|[;,]/).map((t) => t.trim()).filter((t) => t !== '' && !t.startsWith('* '));
       if (tags.length > 0) body.tags = tags;
-    } else if (target === 'fullName') fullName = value;
-    else body[target] = value.replace(/\s+/g, (ws) => (ws.includes('\n') && target === 'notes' ? ws : ' '));
+    } else if (target === 'fullName') fullName = firstValue(value);
+    else body[target] = firstValue(value).replace(/\s+/g, (ws) => (ws.includes('\n') && target === 'notes' ? ws : ' '));
   }
+  addressOf(mapping.addresses, cells, body);
   if (fullName !== undefined && body.firstName === undefined && body.lastName === undefined) {
     const parts = fullName.split(/\s+/);
     body.firstName = parts.length > 1 ? parts.slice(0, -1).join(' ') : fullName;
@@ -54,7 +86,7 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
 
   let phoneText: string | undefined;
   for (const index of mapping.phones) {
-    const v = (cells[index] ?? '').trim();
+    const v = firstValue(cells[index] ?? '');
     if (v !== '') {
       phoneText = v;
       break;
@@ -68,5 +100,10 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
   const phone = toE164(phoneText, o.region);
   if (!phone.ok) return { ok: false, reason: phone.reason };
   body.phone = phone.e164;
+  // The API has no field for an extension: it is kept in the notes rather than lost (README).
+  if (phone.ext !== undefined) {
+    const note = `Phone extension: ${phone.ext}`;
+    body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\n${note}` : note;
+  }
   return { ok: true, body, e164: phone.e164 };
 }

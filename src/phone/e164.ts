@@ -1,12 +1,36 @@
 /**
- * Phone numbers to E.164 — the form the service matches contacts on (seed §2, §4 rule 1), and
- * so what makes a repeated POST safe. libphonenumber-js/max validates the digit patterns, not
+ * Phone numbers to E.164 — the form the service matches contacts on (README, "Importing a lead
+ * list"), and so what makes a repeated POST safe. libphonenumber-js/max validates the digit patterns, not
  * only the length. Parsing costs tens of microseconds, so results are cached: lead lists repeat
  * numbers, and a re-run or dry run meets the same ones again.
  */
 import { parsePhoneNumberWithError, type CountryCode, isSupportedCountry } from 'libphonenumber-js/max';
 
-export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+/** `ext` is the extension typed after the number (`ext. 12`, `x12`, `#12`): the API has no field for it. */
+export type PhoneResult = { ok: true; e164: string; ext?: string } | { ok: false; reason: string };
+
+/** What a reader of the reason should do when a spreadsheet has eaten digits. */
+export const EXCEL_ROUNDED = 'Excel rounded this number: re-export the column as text';
+
+/** An extension at the end of a phone: `ext. 12`, `extension 12`, `x12`, `#12`, `;ext=12`. */
+const EXTENSION = /\s*(?:[;,]?\s*ext(?:ension)?\.?\s*[=:]?|\bx\.?|#)\s*(\d{1,7})\s*$/i;
+/** Excel's scientific notation of a long number: `4.47911123458E+11`, `4,47911123458E+11`. */
+const SCIENTIFIC = /^\+?(\d)(?:[.,](\d+))?E\+?(\d{1,2})$/i;
+
+/**
+ * The digits of a number Excel wrote in scientific notation, when every one of them survived:
+ * the mantissa then carries exactly as many decimals as the exponent. Fewer decimals mean Excel
+ * kept only the first ones (it shows 6 significant digits in General format), so the rest are
+ * gone; a trailing zero is indistinguishable from a lost digit, so that is refused too.
+ */
+export function expandScientific(text: string): { digits: string } | { lost: true } | undefined {
+  const m = SCIENTIFIC.exec(text.replace(/\s+/g, ''));
+  if (!m) return undefined;
+  const decimals = m[2] ?? '';
+  const exponent = Number(m[3]);
+  if (decimals.length !== exponent) return { lost: true };
+  return { digits: `${m[1]}${decimals}` };
+}
 
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, PhoneResult>();
@@ -36,6 +60,17 @@ function parse(input: string, region: string | undefined): PhoneResult {
   if (text === '') return { ok: false, reason: 'phone is empty' };
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
   text = text.replace(/^="?|"$/g, '');
+  const scientific = expandScientific(text);
+  if (scientific !== undefined) {
+    if ('lost' in scientific) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
+    text = scientific.digits;
+  }
+  let ext: string | undefined;
+  const extension = EXTENSION.exec(text);
+  if (extension && extension.index > 0) {
+    ext = extension[1];
+    text = text.slice(0, extension.index);
+  }
   const country = region ? (region.toUpperCase() as CountryCode) : undefined;
   // With a region libphonenumber knows its international prefix; without one, 00 is the usual one.
   const compact = text.replace(/[\s().-]/g, '');
@@ -46,7 +81,7 @@ function parse(input: string, region: string | undefined): PhoneResult {
   try {
     const number = parsePhoneNumberWithError(text, country ? { defaultCountry: country } : undefined);
     if (!number.isValid()) return { ok: false, reason: `phone "${input.trim()}" is not a valid number${country ? ` for ${country}` : ''}` };
-    return { ok: true, e164: number.number };
+    return ext !== undefined ? { ok: true, e164: number.number, ext } : { ok: true, e164: number.number };
   } catch {
     return { ok: false, reason: `phone "${input.trim()}" is not a phone number` };
   }

@@ -98,6 +98,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   }
   const used = (Object.entries(cols) as Array<[Column, number | undefined]>).filter(([, i]) => i !== undefined);
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);
+  for (const note of source.notes) ctx.log.warn(note);
 
   const { journal, earlier, rejects, rejectsPath } = await openJob({
     kind: 'writeback',

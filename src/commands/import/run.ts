@@ -23,5 +23,6 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
     allowNoPhone: opts.allowNoPhone === true,
     ...(opts.encoding !== undefined ? { encoding: opts.encoding as EncodingName } : {}),
     ...(opts.delimiter !== undefined ? { delimiter: opts.delimiter as string } : {}),
+    ...(opts.sheet !== undefined ? { sheet: opts.sheet as string } : {}),
   });
 }

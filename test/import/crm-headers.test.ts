@@ -1,0 +1,70 @@
+// The headers of real CRM and address-book exports map to the right contact fields.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+import { buildMapping } from '../../src/import/mapping.js';
+
+/** Field per header for a header row, as the import would map it. */
+function fieldsOf(header: string[]): Record<string, string> {
+  const m = buildMapping(header, new Map());
+  const out: Record<string, string> = {};
+  for (const c of m.columns) out[header[c.index] as string] = c.target;
+  for (const i of m.phones) out[header[i] as string] = 'phone';
+  for (const b of m.addresses) for (const p of b.parts) out[header[p.index] as string] = p.part;
+  return out;
+}
+
+test('HubSpot, Zoho, Pipedrive, Copper, Apple and Outlook headers', () => {
+  assert.deepEqual(fieldsOf(['First name', 'Last name', 'Email address', 'Phone number', 'Mobile phone number', 'Street Address', 'City', 'State/Region', 'Postal Code', 'Lead status']), {
+    'First name': 'firstName', 'Last name': 'lastName', 'Email address': 'email', 'Phone number': 'phone', 'Mobile phone number': 'phone',
+    'Street Address': 'address', City: 'city', 'State/Region': 'state', 'Postal Code': 'zipCode', 'Lead status': 'status',
+  });
+  assert.deepEqual(fieldsOf(['First Name', 'Last Name', 'Email', 'Mobile', 'Street', 'City', 'State', 'Zip Code', 'Tag', 'Lead Status', 'Description']), {
+    'First Name': 'firstName', 'Last Name': 'lastName', Email: 'email', Mobile: 'phone', Street: 'address', City: 'city', State: 'state',
+    'Zip Code': 'zipCode', Tag: 'tags', 'Lead Status': 'status', Description: 'notes',
+  });
+  assert.deepEqual(fieldsOf(['Person - Name', 'Person - Email', 'Person - Phone', 'Person - Label', 'Person - Note']), {
+    'Person - Name': 'fullName', 'Person - Email': 'email', 'Person - Phone': 'phone', 'Person - Label': 'tags', 'Person - Note': 'notes',
+  });
+  assert.deepEqual(fieldsOf(['Person Name', 'Work Email', 'Phone', 'Status', 'Tags']), {
+    'Person Name': 'fullName', 'Work Email': 'email', Phone: 'phone', Status: 'status', Tags: 'tags',
+  });
+  assert.deepEqual(fieldsOf(['first', 'last', 'phone (mobile)', 'email (home)', 'address (home) street', 'address (home) city', 'address (home) zip', 'note']), {
+    first: 'firstName', last: 'lastName', 'phone (mobile)': 'phone', 'email (home)': 'email', 'address (home) street': 'address',
+    'address (home) city': 'city', 'address (home) zip': 'zipCode', note: 'notes',
+  });
+  // Zoho contacts' second block, Outlook's extra street lines.
+  const zoho = buildMapping(['Mailing Street', 'Mailing Zip', 'Other Street', 'Other Zip'], new Map());
+  assert.deepEqual(zoho.addresses.map((b) => b.name), ['mailing', 'other']);
+  // Mobile columns come first whatever their place.
+  const outlook = buildMapping(['Business Phone', 'Home Phone', 'Mobile Phone', 'E-mail Address', 'E-mail 2 Address'], new Map());
+  assert.deepEqual(outlook.phones, [2, 0, 1]);
+  assert.ok(outlook.unknown.includes('E-mail 2 Address (a second email column)'));
+});
+
+test('a Salesforce contact report: Mailing block whole, mobile preferred, description as notes', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  copyFileSync(join(ROOT, 'fixtures', 'salesforce-contacts.csv'), join(dir, 'sf.csv'));
+  const r = await runCli(['import', join(dir, 'sf.csv'), '--json'], { env: envFor(sb, t), cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const [marc] = sb.contacts();
+  assert.deepEqual(
+    [marc?.phone, marc?.firstName, marc?.address, marc?.city, marc?.state, marc?.zipCode, marc?.notes],
+    ['+14155550122', 'Marc', '415 Mission St', 'San Francisco', 'CA', '94105', 'Met at Dreamforce'],
+  );
+});
+
+test("a Close export: the person is contact_name, not the company's lead_name", async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  copyFileSync(join(ROOT, 'fixtures', 'close-leads.csv'), join(dir, 'close.csv'));
+  const r = await runCli(['import', join(dir, 'close.csv'), '--json'], { env: envFor(sb, t), cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const [lucius] = sb.contacts();
+  assert.deepEqual([lucius?.firstName, lucius?.lastName, lucius?.email, lucius?.phone, lucius?.status], ['Lucius', 'Fox', 'lucius@example.com', '+12125550131', 'Potential']);
+  assert.match(r.stderr, /lead_name \(a second fullName column\)/);
+});
