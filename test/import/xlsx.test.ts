@@ -33,7 +33,7 @@ test('.xlsx: first worksheet, header on its first non-empty row, phones stored a
   assert.equal(byPhone.get('+447400600004')?.firstName, 'Formula', 'a formula gives its result');
   // The rejects file is a CSV with the workbook's row number as the line.
   const lines = rejects!.trim().split(/\r?\n/);
-  assert.equal(lines[0], 'First Name,Last Name,Mobile,Email,Signed Up,Tags,error');
+  assert.equal(lines[0], 'First Name,Last Name,Mobile,Email,Signed Up,Tags,error,line');
   assert.match(lines[1]!, /^Bad,Phone,12345,bad@example\.com,,,/);
   assert.equal(lines.length, 2);
 });
