@@ -52,7 +52,7 @@ export function systemDeps(): Deps {
   };
 }
 
-/** An environment variable, with an empty value counted as unset (cli.md precedence rule). */
+/** An environment variable, with an empty value counted as unset (docs/cli.md, precedence). */
 export function envValue(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v === '' ? undefined : v;

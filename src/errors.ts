@@ -1,6 +1,6 @@
 /**
  * Every error callctl raises on purpose is a CallctlError with a stable `code`; `exitCodeOf`
- * is the one place that turns an error into the exit code of the CLI contract (cli.md).
+ * is the one place that turns an error into the exit code of the CLI contract (docs/cli.md).
  */
 
 /** Exit codes of the CLI contract. */
@@ -11,7 +11,8 @@ export const EXIT = {
   auth: 3,
   notFound: 4,
   rejected: 5,
-  importIncomplete: 6,
+  /** A bulk job (import, writeback, erasure) ended with rows rejected, duplicated or failed. */
+  incomplete: 6,
   interrupted: 130,
 } as const;
 
@@ -93,7 +94,8 @@ export class ApiError extends CallctlError {
 }
 
 /** The stable code of an HTTP status that ended a request. */
-export function codeForStatus(status: number): string {
+export function codeForStatus(status: number): 'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server_error' | 'rejected' | 'unexpected' {
+  if (status < 400) return 'unexpected';
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
@@ -108,12 +110,12 @@ export function exitCodeOf(err: unknown): ExitCode {
   if (err instanceof AuthError) return EXIT.auth;
   if (err instanceof InterruptedError) return EXIT.interrupted;
   if (err instanceof ApiError && err.status !== undefined) {
-    const s = err.status;
-    if (s === 401 || s === 403) return EXIT.auth;
-    if (s === 404) return EXIT.notFound;
-    // 400, 409, 422 by the contract; any other 4xx (413 too large, 415, 405…) is also the server
-    // refusing what was sent, not a failure of the transport.
-    if (s >= 400 && s < 500 && s !== 429) return EXIT.rejected;
+    // One reading of a status (codeForStatus): 400, 409, 422 and any other 4xx but 429 are the
+    // server refusing what was sent, not a failure of the transport.
+    const code = codeForStatus(err.status);
+    if (code === 'unauthorized' || code === 'forbidden') return EXIT.auth;
+    if (code === 'not_found') return EXIT.notFound;
+    if (code === 'rejected') return EXIT.rejected;
   }
   return EXIT.failure;
 }

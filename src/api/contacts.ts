@@ -1,10 +1,11 @@
-/** Typed calls for contacts (seed §4). No printing: commands decide what a person sees. */
+/** Typed calls for contacts (docs/api.md, Contacts). No printing: commands decide what a person sees. */
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
+import { CONTACT_FIELDS, type ContactField } from './fields.js';
 
-export type ContactFields = Partial<Record<'firstName' | 'lastName' | 'email' | 'phone' | 'address' | 'city' | 'state' | 'zipCode' | 'status' | 'notes', string>> & { tags?: string[] };
+export type ContactFields = Partial<Record<Exclude<ContactField, 'tags'>, string>> & { tags?: string[] };
 
 /** Table columns, and the CSV columns (the API's own names, so the CSV re-imports). */
 export const CONTACT_TABLE: Column[] = [
@@ -17,7 +18,7 @@ export const CONTACT_TABLE: Column[] = [
   { key: 'status', header: 'Status' },
   { key: 'tags', header: 'Tags' },
 ];
-export const CONTACT_CSV: Column[] = ['id', 'firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'].map((key) => ({ key, header: key }));
+export const CONTACT_CSV: Column[] = ['id', ...CONTACT_FIELDS].map((key) => ({ key, header: key }));
 
 export function listContacts(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]> {
   return pages(client, { ...q, path: '/contacts' });

@@ -6,7 +6,7 @@
  * stopped it. The engine itself (engine.ts) knows no Context.
  */
 import type { Context } from '../context.js';
-import { CallctlError, InterruptedError, RuntimeError } from '../errors.js';
+import { CallctlError, EXIT, InterruptedError, RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { type BulkPlan, type BulkResult, runBulk } from './engine.js';
 import type { JobFiles } from './job.js';
@@ -72,5 +72,5 @@ export function endJob<S extends Tally>(
     throw new RuntimeError(`${o.kind}_failed`, `${o.kind} stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, 'run the same command with --resume');
   }
   if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, 'the journal is saved: run the same command with --resume');
-  return bad === 0 ? 0 : 6;
+  return bad === 0 ? EXIT.ok : EXIT.incomplete;
 }

@@ -13,11 +13,11 @@ import { type BulkPlan, runBulk } from '../bulk/engine.js';
 import { checkResumable, openJob } from '../bulk/job.js';
 import { startProgress } from '../bulk/progress.js';
 import type { Context } from '../context.js';
-import { ApiError, CallctlError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { ApiError, CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { EncodingName } from '../import/source.js';
 import { createListWriter } from '../output/writers.js';
-import { isRegion } from '../phone/e164.js';
+import { regionOf } from '../phone/e164.js';
 import { PeopleIndex, type StoredContact, storedContact } from './people.js';
 import { ReceiptsFile } from './receipts.js';
 import { type ErasureRequest, readRequests, requestOf } from './requests.js';
@@ -58,8 +58,7 @@ type Resolution = { request: ErasureRequest; contacts: Array<Pick<StoredContact,
 export async function runErasure(ctx: Context, o: ErasureOptions): Promise<number> {
   const started = ctx.deps.now();
   const settings = await ctx.settings();
-  const region = o.country ?? settings.country;
-  if (region !== undefined && !isRegion(region)) throw new UsageError(`--country ${region} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+  const region = regionOf(o.country, settings.country);
   if (o.from !== undefined) checkResumable(o.from, o.resume);
   const stdin = o.from === '-';
   if (stdin && o.receipts === undefined && !o.dryRun && o.confirm) throw new UsageError('--receipts is needed when the requests come from stdin', 'e.g. --receipts erasures.jsonl');
@@ -223,7 +222,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     throw new RuntimeError('erasure_failed', `erasure stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, 'run the same command with --resume');
   }
   if (result.interrupted) throw new InterruptedError(`interrupted after ${summary.erased} contacts were erased`, 'the journal and receipts are saved: run the same command with --resume');
-  return summary.failed === 0 ? 0 : 6;
+  return summary.failed === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
 interface PreviewRow {

@@ -116,11 +116,6 @@ export class ApiClient {
     this.random = opts.random ?? Math.random;
   }
 
-  /** Where requests go, for messages (never with the key). */
-  get origin(): string {
-    return this.opts.baseUrl.origin;
-  }
-
   /** Sends one request (with retries) and returns the 2xx answer, or throws ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const url = this.urlFor(req);

@@ -4,10 +4,11 @@
  * Contacts, Outlook, HubSpot / Salesforce-style CRMs, Excel lead sheets. Several columns may hold
  * a phone: mobile ones are preferred, then the first non-empty. `--map` overrides all of it.
  */
+import { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
 import { UsageError } from '../errors.js';
 
-export const FIELDS = ['firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'] as const;
-export type Field = (typeof FIELDS)[number];
+export const FIELDS = CONTACT_FIELDS;
+export type Field = ContactField;
 /** `fullName` is split into first and last name when those have no column of their own. */
 export type Target = Field | 'fullName';
 

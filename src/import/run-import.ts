@@ -12,7 +12,7 @@ import { endJob, runFileJob } from '../bulk/file-job.js';
 import { checkResumable, openJob } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { isRegion } from '../phone/e164.js';
+import { regionOf } from '../phone/e164.js';
 import { CONTACT_CSV } from '../api/contacts.js';
 import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, parseMaps } from './mapping.js';
@@ -53,8 +53,7 @@ function delimiterOf(raw: string | undefined): string | undefined {
 export async function runImport(ctx: Context, o: ImportOptions): Promise<number> {
   const started = ctx.deps.now();
   const settings = await ctx.settings();
-  const region = o.country ?? settings.country;
-  if (region !== undefined && !isRegion(region)) throw new UsageError(`--country ${region} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+  const region = regionOf(o.country, settings.country);
   const maps = parseMaps(o.map);
   const delimiter = delimiterOf(o.delimiter);
   const stdin = o.file === '-';

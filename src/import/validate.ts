@@ -6,6 +6,7 @@
  * Google Contacts puts several values in one cell joined by ` ::: ` (two e-mails, two phones): a
  * field takes the first, tags take them all (README, "Importing a lead list").
  */
+import { isEmail } from '../api/fields.js';
 import { toE164 } from '../phone/e164.js';
 import type { AddressBlock, Mapping } from './mapping.js';
 
@@ -43,7 +44,6 @@ export interface ContactBody {
 
 export type Checked = { ok: true; body: ContactBody; e164: string | undefined } | { ok: false; reason: string };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** No cell of a contact is this long; the rejects file keeps it, the request would not. */
 const MAX_CELL = 64 * 1024;
 
@@ -82,7 +82,7 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
   }
 
   const email = body.email as string | undefined;
-  if (email !== undefined && !EMAIL.test(email)) return { ok: false, reason: `email "${email}" is not an e-mail address` };
+  if (email !== undefined && !isEmail(email)) return { ok: false, reason: `email "${email}" is not an e-mail address` };
 
   let phoneText: string | undefined;
   for (const index of mapping.phones) {

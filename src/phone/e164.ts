@@ -4,6 +4,7 @@
  * only the length. Parsing costs tens of microseconds, so results are cached: lead lists repeat
  * numbers, and a re-run or dry run meets the same ones again.
  */
+import { UsageError } from '../errors.js';
 import { parsePhoneNumberWithError, type CountryCode, isSupportedCountry } from 'libphonenumber-js/max';
 
 /** `ext` is the extension typed after the number (`ext. 12`, `x12`, `#12`): the API has no field for it. */
@@ -34,6 +35,17 @@ export function expandScientific(text: string): { digits: string } | { lost: tru
 
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, PhoneResult>();
+
+/**
+ * The region for national-format phones: the flag's, else the profile's — checked, upper-cased.
+ * One message for a bad one, wherever a region is given.
+ */
+export function regionOf(given: string | undefined, profile: string | undefined, flag = '--country'): string | undefined {
+  const region = given ?? profile;
+  if (region === undefined) return undefined;
+  if (!isRegion(region)) throw new UsageError(`${given !== undefined ? flag : 'the profile\'s country'} ${region} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+  return region.toUpperCase();
+}
 
 /** True for an ISO 3166 alpha-2 region libphonenumber knows (case-insensitive). */
 export function isRegion(code: string): boolean {

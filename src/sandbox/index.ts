@@ -1,5 +1,5 @@
 /**
- * `startSandbox()`: the local implementation of the Customer API (spec/sandbox.md) as a module —
+ * `startSandbox()`: the local implementation of the Customer API (docs/sandbox.md) as a module —
  * tests start it on port 0 in their own process, `callctl sandbox` runs it until killed.
  */
 import { randomBytes } from 'node:crypto';
@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FaultPlan } from './faults.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from './ratelimit.js';
-import { pipeline, type Keys, type SandboxStats } from './server.js';
+import { pipeline, type Keys, type SandboxStats } from './pipeline.js';
 import { type Call, type Contact, seedStore, Store, type StoredState } from './store.js';
 
 export type { Call, Contact, SandboxStats };

@@ -41,9 +41,16 @@ function envelope<T>(items: (page: number, limit: number) => T[], total: number,
   return { status: 200, body: { data: items(p.page, p.limit), pagination: { page: p.page, limit: p.limit, total, totalPages: Math.ceil(total / p.limit) } } };
 }
 
-function invalid(err: unknown): Answer {
-  if (err instanceof FieldError) return failure(422, 'invalid_field', err.message);
-  throw err;
+/** Reads a body by the field rules: an invalid field is the 422 answer, else `use` answers. */
+function withInput<I>(parse: (body: unknown) => I, body: unknown, use: (input: I) => Answer): Answer {
+  let input: I;
+  try {
+    input = parse(body);
+  } catch (err) {
+    if (err instanceof FieldError) return failure(422, 'invalid_field', err.message);
+    throw err;
+  }
+  return use(input);
 }
 
 /** Finds the route for a method and path, with the ids it names; undefined when there is none. */
@@ -99,52 +106,34 @@ export function callbackRoute(store: Store): Route {
 }
 
 function requestCallback(store: Store, body: unknown): Answer {
-  let input;
-  try {
-    input = callbackInput(body);
-  } catch (err) {
-    return invalid(err);
-  }
-  return { status: 201, body: { id: store.newId('cb'), ...input, status: 'requested', createdAt: new Date().toISOString() } };
+  return withInput(callbackInput, body, (input) => ({ status: 201, body: { id: store.newId('cb'), ...input, status: 'requested', createdAt: new Date().toISOString() } }));
 }
 
 function createContact(store: Store, body: unknown): Answer {
-  let input;
-  try {
-    input = contactInput(body);
-  } catch (err) {
-    return invalid(err);
-  }
-  // Seed §1 rule 5 and §4 rule 1: an international phone matches; a national one never does.
-  const existing = store.matchPhone(typeof input.phone === 'string' ? input.phone : undefined);
-  if (existing) return { status: 200, body: store.updateContact(existing, input) };
-  return { status: 201, body: store.createContact(input) };
+  return withInput(contactInput, body, (input) => {
+    // Contacts are matched on the phone (docs/api.md): an international one matches; a national one never does.
+    const existing = store.matchPhone(typeof input.phone === 'string' ? input.phone : undefined);
+    if (existing) return { status: 200, body: store.updateContact(existing, input) };
+    return { status: 201, body: store.createContact(input) };
+  });
 }
 
 function patchContact(store: Store, contact: Contact, body: unknown): Answer {
-  let input;
-  try {
-    input = contactInput(body);
-  } catch (err) {
-    return invalid(err);
-  }
-  const other = store.matchPhone(typeof input.phone === 'string' ? input.phone : undefined);
-  if (other && other.id !== contact.id) {
-    return failure(409, 'phone_taken', `phone ${matchKey(input.phone as string)} belongs to another contact ("${other.id}")`);
-  }
-  return { status: 200, body: store.updateContact(contact, input) };
+  return withInput(contactInput, body, (input) => {
+    const other = store.matchPhone(typeof input.phone === 'string' ? input.phone : undefined);
+    if (other && other.id !== contact.id) {
+      return failure(409, 'phone_taken', `phone ${matchKey(input.phone as string)} belongs to another contact ("${other.id}")`);
+    }
+    return { status: 200, body: store.updateContact(contact, input) };
+  });
 }
 
 function writeOutcome(store: Store, id: string, body: unknown): Answer {
-  let input;
-  try {
-    input = outcomeInput(body);
-  } catch (err) {
-    return invalid(err);
-  }
-  const call = store.call(id)!;
-  call.outcome = input.outcome ?? call.outcome;
-  call.value = input.value ?? null;
-  call.currency = input.currency ?? null;
-  return { status: 200, body: call };
+  return withInput(outcomeInput, body, (input) => {
+    const call = store.call(id)!;
+    call.outcome = input.outcome ?? call.outcome;
+    call.value = input.value ?? null;
+    call.currency = input.currency ?? null;
+    return { status: 200, body: call };
+  });
 }

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export const CONTACT_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+export { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
+import type { ContactField } from '../api/fields.js';
 
 export interface Contact {
   id: string;
@@ -194,7 +194,7 @@ export class Store {
     set.add(call.id);
   }
 
-  /** Totals by outcome, channel and currency (seed §2: with a value, revenue is per channel). */
+  /** Totals by outcome, channel and currency (docs/api.md, Calls: with a value, revenue is per channel). */
   outcomeTotals(): Array<{ outcome: string; channel: string; calls: number; value: number; currency: string | null }> {
     const rows = new Map<string, { outcome: string; channel: string; calls: number; value: number; currency: string | null }>();
     for (const call of this.calls.values()) {

@@ -1,4 +1,4 @@
-// Start-up is lazy: --version and --help load no HTTP, CSV, phone, Redis or sandbox code (cli.md,
+// Start-up is lazy: --version and --help load no HTTP, CSV, phone, Redis or sandbox code (docs/cli.md,
 // issue 3). Every module the process resolves is recorded by a loader hook and checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

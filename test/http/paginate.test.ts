@@ -1,4 +1,4 @@
-// Paging stops at whichever comes first (cli.md "Tolerance"): an empty page, a short page, or an
+// Paging stops at whichever comes first (docs/cli.md "Tolerance of the real service"): an empty page, a short page, or an
 // envelope — under whatever names — saying there is no more; it never assumes the sandbox's names.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, writeLeads } from '../helpers/leads.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ROWS = 150;

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, writeLeads } from '../helpers/leads.js';
 
 
 test('a row the server refuses (422) is rejected with the server reason; the others go in', async (t) => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 import { json, scriptedServer } from '../helpers/scripted-server.js';
-import { assertEachOnce, leadPhone, writeLeads } from '../helpers/leads.js';
+import { assertEachOnce, writeLeads } from '../helpers/leads.js';
 
 
 test('300 rows under --faults 0.3 with a timeout shorter than the fault delay (writes landed, answers lost)', async (t) => {

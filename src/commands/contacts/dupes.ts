@@ -8,14 +8,12 @@
  */
 import { updateContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { everyContact, isNational } from '../../erasure/people.js';
 import { createListWriter } from '../../output/writers.js';
-import { isRegion } from '../../phone/e164.js';
+import { regionOf } from '../../phone/e164.js';
 
 export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
-  const region = (opts.country as string | undefined) ?? (await ctx.settings()).country;
-  if (region !== undefined && !isRegion(region)) throw new UsageError(`--country ${region} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+  const region = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
   if (region === undefined) ctx.log.warn('no region set (--country or config set country): national-format phones cannot be read, only international ones compared');
   const format = ctx.format;
   const client = await ctx.api();

@@ -8,10 +8,10 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ContactFields } from '../../api/contacts.js';
+import { CONTACT_FIELDS, isEmail, STRING_FIELDS } from '../../api/fields.js';
 
-const STRING_FLAGS = ['firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'status', 'notes'] as const;
-const ALL_FIELDS = new Set<string>([...STRING_FLAGS, 'tags']);
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const STRING_FLAGS = STRING_FIELDS;
+const ALL_FIELDS = new Set<string>(CONTACT_FIELDS);
 
 function fromData(ctx: Context, raw: string): Record<string, unknown> {
   let text = raw;
@@ -51,13 +51,12 @@ export async function contactFields(ctx: Context, opts: Record<string, unknown>)
       fields[k] = v.trim();
     }
   }
-  if (typeof fields.email === 'string' && fields.email !== '' && !EMAIL.test(fields.email)) {
+  if (typeof fields.email === 'string' && fields.email !== '' && !isEmail(fields.email)) {
     throw new UsageError(`"${fields.email}" is not an e-mail address`, 'nothing was sent');
   }
   if (typeof fields.phone === 'string' && fields.phone !== '') {
-    const { isRegion, toE164 } = await import('../../phone/e164.js');
-    const country = (opts.country as string | undefined) ?? (await ctx.settings()).country;
-    if (country !== undefined && !isRegion(country)) throw new UsageError(`--country ${country} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+    const { regionOf, toE164 } = await import('../../phone/e164.js');
+    const country = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
     const phone = toE164(fields.phone, country);
     if (!phone.ok) throw new UsageError(phone.reason, 'nothing was sent');
     fields.phone = phone.e164;

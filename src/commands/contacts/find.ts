@@ -9,14 +9,13 @@ import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { everyContact } from '../../erasure/people.js';
 import { createListWriter } from '../../output/writers.js';
-import { isRegion, toE164 } from '../../phone/e164.js';
+import { regionOf, toE164 } from '../../phone/e164.js';
 
 export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
   const phone = opts.phone as string | undefined;
   const email = opts.email as string | undefined;
   if ((phone === undefined) === (email === undefined)) throw new UsageError('give --phone or --email (one of them)', 'e.g. callctl contacts find --phone "+44 7911 123456"');
-  const region = (opts.country as string | undefined) ?? (await ctx.settings()).country;
-  if (region !== undefined && !isRegion(region)) throw new UsageError(`--country ${region} is not a region code`, 'use ISO 3166 alpha-2, e.g. GB or US');
+  const region = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
   let wanted: string;
   if (phone !== undefined) {
     const read = toE164(phone, region);

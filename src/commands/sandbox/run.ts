@@ -31,7 +31,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
     throw err;
   }
   const info = { baseUrl: sandbox.baseUrl, secretKey: sandbox.secretKey, readOnlyKey: sandbox.readOnlyKey, widgetKey: sandbox.widgetKey };
-  // These are the sandbox's own throwaway keys: printing them is the point (cli.md).
+  // These are the sandbox's own throwaway keys: printing them is the point (docs/cli.md, sandbox).
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(info)}\n`);
   else {
     ctx.deps.io.stdout.write(
