@@ -9,14 +9,62 @@ import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { type BulkPlan, type BulkResult, runBulk } from './engine.js';
-import type { JobFiles } from './job.js';
+import { resolve } from 'node:path';
+import { type JobFiles, openJob } from './job.js';
+import type { SourceShape } from './rejects.js';
 import { startProgress } from './progress.js';
 
 /** What a file job reads: rows, and how far through the file it is (for progress). */
-export interface JobSource {
+export interface JobSource extends SourceShape {
+  header: string[];
   rows: AsyncIterable<{ cells: string[]; line: number }>;
   bytesRead(): number;
   size: number | undefined;
+}
+
+/** Opens the journal and rejects file of a file job run by a command (see job.ts). */
+export async function openFileJob(
+  ctx: Context,
+  source: JobSource,
+  o: { kind: string; file: string; dryRun: boolean; resume: boolean; restart: boolean; rejects: string | undefined; identity: Record<string, unknown> },
+): Promise<JobFiles & { shownName: string }> {
+  const stdin = o.file === '-';
+  const shownName = stdin ? 'stdin' : o.file;
+  const files = await openJob({
+    kind: o.kind,
+    file: o.file,
+    shownName,
+    path: stdin ? '-' : resolve(ctx.deps.cwd, o.file),
+    cwd: ctx.deps.cwd,
+    dryRun: o.dryRun,
+    resume: o.resume,
+    restart: o.restart,
+    identity: o.identity,
+    configPath: async () => (await ctx.config()).path,
+    rejectsPath: o.rejects,
+    header: source.header,
+    shape: { delimiter: source.delimiter, encoding: source.encoding },
+    log: ctx.log,
+    now: ctx.deps.now,
+  });
+  return { ...files, shownName };
+}
+
+/** The counts every file job's summary opens with, in the contract's order. */
+export function tallyOf(ctx: Context, result: BulkResult, o: { dryRun: boolean; rejectsFile: string | null; client: ApiClient | undefined; startedAt: number }) {
+  const c = result.counts;
+  const stats = o.client?.stats();
+  return {
+    rejected: c.rejected,
+    duplicates: c.duplicates,
+    failed: c.failed,
+    skipped: c.skipped,
+    dryRun: o.dryRun,
+    rejectsFile: o.rejectsFile,
+    requests: stats?.requests ?? 0,
+    throttled: stats?.throttled ?? 0,
+    elapsedMs: ctx.deps.now() - o.startedAt,
+  };
 }
 
 /** Runs `plan` over `source` with the context's limiter, signals and progress. */

@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
 import type { BulkPlan, BulkRow } from '../bulk/engine.js';
-import { endJob, runFileJob } from '../bulk/file-job.js';
-import { checkResumable, openJob } from '../bulk/job.js';
+import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { checkResumable } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { regionOf } from '../phone/e164.js';
@@ -80,22 +80,14 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openJob({
+  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, {
     kind: 'import',
     file: o.file,
-    shownName,
-    path,
-    cwd: ctx.deps.cwd,
     dryRun: o.dryRun,
     resume: o.resume,
     restart: o.restart,
+    rejects: o.rejects,
     identity: { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) },
-    configPath: async () => (await ctx.config()).path,
-    rejectsPath: o.rejects,
-    header: source.header,
-    shape: { delimiter: source.delimiter, encoding: source.encoding },
-    log: ctx.log,
-    now: ctx.deps.now,
   });
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
@@ -126,21 +118,12 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
 
-  const stats = client?.stats();
   const summary: Summary = {
     file: shownName,
     rows: s.rows,
     created,
     matched,
-    rejected: s.rejected,
-    duplicates: s.duplicates,
-    failed: s.failed,
-    skipped: s.skipped,
-    dryRun: o.dryRun,
-    rejectsFile: rejects.written ? rejectsPath : null,
-    requests: stats?.requests ?? 0,
-    throttled: stats?.throttled ?? 0,
-    elapsedMs: ctx.deps.now() - started,
+    ...tallyOf(ctx, result, { dryRun: o.dryRun, rejectsFile: rejects.written ? rejectsPath : null, client, startedAt: started }),
     ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),

@@ -278,12 +278,21 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const first = await records.next().catch(parseError);
   if (first.done) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} is empty: no header row`, 'the first row must name the columns');
   const header = first.value.record.map((h) => h.trim());
+  // How far the rows handed out reach into the file, in the file's bytes (near enough): the bytes
+  // read from disk run ahead — the encoding check reads a whole file first — and would make the
+  // progress's estimate of the total rows say the file was done at its first row.
+  const bytesOf = (raw: string) => (decode.encoding === 'utf16le' || decode.encoding === 'utf16be' ? raw.length * 2 : Buffer.byteLength(raw, 'utf8'));
+  let consumed = bytesOf(first.value.raw);
 
   async function* rows(): AsyncGenerator<Row> {
     for (;;) {
       const next = await records.next().catch(parseError);
-      if (next.done) return;
+      if (next.done) {
+        consumed = Math.max(consumed, counter.n);
+        return;
+      }
       const { record: cells, raw, info } = next.value;
+      consumed += bytesOf(raw);
       // Blank lines, and lines of only spaces or only delimiters (Excel leaves those), are no rows.
       if (cells.every((c) => c.trim() === '')) continue;
       // info.lines is where the record ends; a quoted cell may span lines before it.
@@ -299,7 +308,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     if (o.path !== '-') stream.destroy();
     else stream.pause();
   };
-  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => counter.n, size, close, notes };
+  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close, notes };
 }
 
 /**

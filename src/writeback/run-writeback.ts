@@ -8,8 +8,8 @@
 import { resolve } from 'node:path';
 import { type Outcome, writeOutcome } from '../api/calls.js';
 import type { BulkPlan } from '../bulk/engine.js';
-import { endJob, runFileJob } from '../bulk/file-job.js';
-import { checkResumable, openJob } from '../bulk/job.js';
+import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -100,22 +100,14 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openJob({
+  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, {
     kind: 'writeback',
     file: o.file,
-    shownName,
-    path,
-    cwd: ctx.deps.cwd,
     dryRun: o.dryRun,
     resume: o.resume,
     restart: o.restart,
+    rejects: o.rejects,
     identity: { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter },
-    configPath: async () => (await ctx.config()).path,
-    rejectsPath: o.rejects,
-    header: source.header,
-    shape: { delimiter: source.delimiter, encoding: source.encoding },
-    log: ctx.log,
-    now: ctx.deps.now,
   });
 
   const cell = (cells: string[], i: number | undefined) => (i === undefined ? undefined : (cells[i] ?? '').trim());
@@ -148,20 +140,11 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   const c = result.counts;
-  const stats = client?.stats();
   const summary: WritebackSummary = {
     file: shownName,
     rows: c.rows,
     updated: c.endings.updated ?? 0,
-    rejected: c.rejected,
-    duplicates: c.duplicates,
-    failed: c.failed,
-    skipped: c.skipped,
-    dryRun: o.dryRun,
-    rejectsFile: rejects.written ? rejectsPath : null,
-    requests: stats?.requests ?? 0,
-    throttled: stats?.throttled ?? 0,
-    elapsedMs: ctx.deps.now() - started,
+    ...tallyOf(ctx, result, { dryRun: o.dryRun, rejectsFile: rejects.written ? rejectsPath : null, client, startedAt: started }),
     ...(c.unfinished > 0 ? { unfinished: c.unfinished } : {}),
   };
   const secs = summary.elapsedMs / 1000;

@@ -1,6 +1,7 @@
 /** `callctl calls …`: definitions only; each verb's code loads when it runs. */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Bind } from '../lazy.js';
+import { fileJobOptions } from '../file-options.js';
 import { collect, decimal, integer } from '../parse.js';
 
 export function registerCalls(program: Command, bind: Bind): void {
@@ -37,8 +38,7 @@ Examples:
     .addHelpText('after', '\nExamples:\n  callctl calls get call_123 --json')
     .action(bind(() => import('./get.js')));
 
-  calls
-    .command('outcome')
+  fileJobOptions(calls.command('outcome'), { scope: 'with --from: ', job: 'writeback', dryRun: 'check every row, send nothing (needs no key)' })
     .description('write call outcomes (and their values) back: one call, or a file of them with --from')
     .argument('[callId]', 'call id')
     .argument('[outcome]', 'snake_case name, used consistently (e.g. booked_job)')
@@ -46,12 +46,6 @@ Examples:
     .option('--currency <CODE>', 'ISO 4217 code for a value given without one (default: the profile\'s currency)')
     .option('--from <file>', 'a CSV (or - for stdin) with columns callId, outcome, value, currency: one PATCH per row, resumable')
     .option('--map <Header=column>', 'with --from: name the column for callId, outcome, value or currency (repeatable)', collect)
-    .option('--dry-run', 'with --from: check every row, send nothing (needs no key)')
-    .option('--rejects <path>', 'with --from: where rejected rows go (default <file>.rejects.csv)')
-    .addOption(new Option('--resume', 'with --from: continue the unfinished writeback of this file').conflicts('restart'))
-    .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
-    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
-    .option('--delimiter <c>', 'with --from: column delimiter (default: detected)')
     .addHelpText(
       'after',
       '\nExamples:\n  callctl calls outcome call_123 booked_job --value 250 --currency USD\n  callctl calls outcome call_123 no_answer\n  callctl calls outcome --from outcomes.csv --currency USD\n  callctl calls outcome --from outcomes.csv --resume --json',

@@ -1,24 +1,18 @@
 /** `callctl import`: definition only; the pipeline loads when it runs. */
 import { type Command, Option } from 'commander';
 import type { Bind } from '../lazy.js';
+import { fileJobOptions } from '../file-options.js';
 import { collect } from '../parse.js';
 
 export function registerImport(program: Command, bind: Bind): void {
-  program
-    .command('import')
+  fileJobOptions(program.command('import'), { job: 'import', dryRun: 'parse, map, normalise, validate and report; send nothing (with a key: which rows are new, which change whom)' })
     .description('import a lead list (CSV or .xlsx) — one request per row, at the rate limit, resumable')
     .argument('<file>', 'CSV file or Excel workbook (.xlsx), or - for stdin (CSV)')
     .option('--country <CC>', 'region (ISO 3166 alpha-2) for national-format phones (default: the profile\'s country)')
     .option('--map <Header=field>', 'map a column to a contact field (repeatable); overrides the automatic mapping', collect)
-    .option('--dry-run', 'parse, map, normalise, validate and report; send nothing (needs no key)')
-    .option('--rejects <path>', 'where rejected rows go (default <file>.rejects.csv)')
-    .addOption(new Option('--resume', 'continue the unfinished import of this file').conflicts('restart'))
-    .addOption(new Option('--restart', 'ignore the journal of an earlier run and start over').conflicts('resume'))
     .option('--check-existing', 'list the contacts first and report each row as new or matching, with the fields it would change (<file>.changes.csv); a dry run with a key always does')
     .addOption(new Option('--existing <mode>', 'rows whose phone an existing contact has: merge (update it, the service\'s way) or skip (send only new people)').choices(['merge', 'skip']).default('merge'))
     .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
-    .addOption(new Option('--encoding <name>', 'file encoding (default: detected — a UTF-8/UTF-16 BOM, else UTF-8 when the bytes are valid UTF-8, else windows-1252)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
-    .option('--delimiter <c>', 'column delimiter (default: detected among , ; tab |)')
     .option('--sheet <name>', 'for an .xlsx workbook: the worksheet to read (default: the first)')
     .addHelpText(
       'after',
