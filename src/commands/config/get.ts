@@ -1,0 +1,21 @@
+/** `callctl config get <key>`: one setting in effect (the key masked), its source on stderr. */
+import type { Context } from '../../context.js';
+import { explainSettings, type Sourced } from '../../config/settings.js';
+import { checkKey, SET_BY, shown, whence } from './keys.js';
+
+export async function run(ctx: Context, rawKey: string | undefined): Promise<number> {
+  const key = checkKey(rawKey);
+  const store = await ctx.config();
+  const out = ctx.deps.io.stdout;
+  const s = explainSettings(ctx.globals, ctx.deps.env, store.profile(ctx.profileName))[key] as Sourced<unknown> | undefined;
+  if (s === undefined) {
+    ctx.log.info(`${key} is not set (set it with ${SET_BY[key]})`);
+    return 0;
+  }
+  if (ctx.format === 'json') out.write(`${JSON.stringify({ key, value: key === 'apiKey' ? shown(key, s.value) : s.value, source: whence(s) })}\n`);
+  else {
+    out.write(`${shown(key, s.value)}\n`);
+    ctx.log.info(`(from ${whence(s)})`);
+  }
+  return 0;
+}
