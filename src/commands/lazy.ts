@@ -21,3 +21,20 @@ export function actionParts(actionArgs: unknown[]): { args: string[]; opts: Reco
   const args = actionArgs.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a.map(String) : a === undefined ? [] : [String(a)]));
   return { args, opts: command.opts(), command };
 }
+
+/**
+ * A verb whose options are one typed object: `toOptions` turns commander's values into it — and
+ * checks them — before the verb's code loads, so a bad option costs no import and `run` casts
+ * nothing. The object is what in-process tests assert on.
+ */
+export function typed<O>(
+  toOptions: (args: string[], opts: Record<string, unknown>) => O,
+  load: () => Promise<{ run(ctx: Context, o: O): Promise<number> }>,
+): Loader {
+  return async () => ({
+    async run(ctx, args, opts) {
+      const o = toOptions(args, opts);
+      return (await load()).run(ctx, o);
+    },
+  });
+}

@@ -1,6 +1,7 @@
 /** `callctl calls …`: definitions only; each verb's code loads when it runs. */
 import type { Command } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { outcomeOptions } from './outcome-options.js';
 import { fileJobOptions } from '../file-options.js';
 import { collect, decimal, integer } from '../parse.js';
 
@@ -50,7 +51,7 @@ Examples:
       'after',
       '\nExamples:\n  callctl calls outcome call_123 booked_job --value 250 --currency USD\n  callctl calls outcome call_123 no_answer\n  callctl calls outcome --from outcomes.csv --currency USD\n  callctl calls outcome --from outcomes.csv --resume --json',
     )
-    .action(bind(() => import('./outcome.js')));
+    .action(bind(typed(outcomeOptions, () => import('./outcome.js'))));
 
   calls
     .command('summary')

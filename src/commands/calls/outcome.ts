@@ -8,32 +8,17 @@ import { UsageError } from '../../errors.js';
 import { CALL_CSV, writeOutcome } from '../../api/calls.js';
 import { writeRecord } from '../../output/writers.js';
 import { checkOutcome } from '../../writeback/check.js';
+import type { OutcomeOptions } from './outcome-options.js';
 
-export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
-  const [callId, name] = args as [string | undefined, string | undefined];
-  if (opts.from !== undefined) {
-    if (callId !== undefined) throw new UsageError('give either a call and its outcome, or --from a file, not both', 'callctl calls outcome --from outcomes.csv');
+export async function run(ctx: Context, o: OutcomeOptions): Promise<number> {
+  if (o.kind === 'file') {
     const { runWriteback } = await import('../../writeback/run-writeback.js');
-    return runWriteback(ctx, {
-      file: opts.from as string,
-      map: (opts.map as string[] | undefined) ?? [],
-      dryRun: opts.dryRun === true,
-      resume: opts.resume === true,
-      restart: opts.restart === true,
-      ...(opts.currency !== undefined ? { currency: opts.currency as string } : {}),
-      ...(opts.rejects !== undefined ? { rejects: opts.rejects as string } : {}),
-      ...(opts.encoding !== undefined ? { encoding: opts.encoding as 'utf8' } : {}),
-      ...(opts.delimiter !== undefined ? { delimiter: opts.delimiter as string } : {}),
-    });
+    return runWriteback(ctx, o);
   }
-  for (const flag of ['dryRun', 'resume', 'restart', 'rejects', 'map', 'encoding', 'delimiter'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies only with --from`, 'callctl calls outcome --from outcomes.csv');
-  }
-  if (callId === undefined || name === undefined) throw new UsageError('give a call id and an outcome, or --from a file', 'callctl calls outcome call_123 booked_job');
-  if (opts.currency !== undefined && opts.value === undefined) throw new UsageError('--currency without --value', 'give the value too, e.g. --value 250 --currency USD');
+  const { callId } = o;
   const settings = await ctx.settings();
   const checked = checkOutcome(
-    { outcome: name, value: opts.value as number | undefined, currency: opts.currency as string | undefined },
+    { outcome: o.outcome, value: o.value, currency: o.currency },
     { currency: settings.currency, vocabulary: settings.outcomes },
   );
   if (!checked.ok) throw new UsageError(checked.reason, checked.hint);

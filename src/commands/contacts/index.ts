@@ -1,6 +1,7 @@
 /** `callctl contacts …`: definitions only; each verb's code loads when it runs. */
 import { type Command, Option } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { rmOptions } from './rm-options.js';
 import { collect, integer } from '../parse.js';
 
 /** The field flags shared by `add` and `edit`. */
@@ -95,7 +96,7 @@ Examples:
       'after',
       '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm --json\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
     )
-    .action(bind(() => import('./rm.js')));
+    .action(bind(typed(rmOptions, () => import('./rm.js'))));
 
   contacts
     .command('find')

@@ -9,6 +9,7 @@ import { ApiError, CallctlError, UsageError } from '../../errors.js';
 import { eraseContact, getContact } from '../../api/contacts.js';
 import { listCalls } from '../../api/calls.js';
 import { requireFormat } from '../../output/format-check.js';
+import type { RmOptions } from './rm-options.js';
 
 /**
  * What the refusal says would go: "contact ct_1 (Ada Lovelace, +447400100000) and their 3 calls
@@ -32,30 +33,14 @@ async function whatWouldGo(ctx: Context, id: string): Promise<string> {
   }
 }
 
-export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
-  const id = args[0];
-  const requests = [opts.phone, opts.from].filter((x) => x !== undefined).length;
-  if (requests > 1 || (requests === 1 && id !== undefined)) throw new UsageError('give one of: an id, --phone, --from', 'e.g. callctl contacts rm --phone "+44 7911 123456" --confirm');
-  if (requests === 1) {
+export async function run(ctx: Context, o: RmOptions): Promise<number> {
+  if (o.kind === 'requests') {
     const { runErasure } = await import('../../erasure/run-erasure.js');
-    return runErasure(ctx, {
-      from: opts.from as string | undefined,
-      phone: opts.phone as string | undefined,
-      country: opts.country as string | undefined,
-      confirm: opts.confirm === true,
-      dryRun: opts.dryRun === true,
-      receipts: opts.receipts as string | undefined,
-      resume: opts.resume === true,
-      restart: opts.restart === true,
-      encoding: opts.encoding as 'utf8' | undefined,
-    });
+    return runErasure(ctx, o);
   }
-  if (id === undefined) throw new UsageError('give the id of the contact to erase, or --phone, or --from', 'e.g. callctl contacts rm ct_123 --confirm');
-  for (const flag of ['country', 'dryRun', 'receipts', 'resume', 'restart', 'encoding'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies only with --phone or --from`);
-  }
+  const { id } = o;
   requireFormat('callctl contacts rm', ctx.globals, ['table', 'json', 'ndjson'], 'a receipt (on stderr, or as JSON with --json)');
-  if (opts.confirm !== true) {
+  if (!o.confirm) {
     const what = await whatWouldGo(ctx, id);
     const missing = what.startsWith('there is no contact');
     throw new UsageError(`${what}; nothing was erased`, missing ? 'check the id with callctl contacts ls; an erasure also needs --confirm' : `add --confirm to erase: callctl contacts rm ${id} --confirm`);

@@ -1,6 +1,7 @@
 /** `callctl import`: definition only; the pipeline loads when it runs. */
 import { type Command, Option } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { importOptions } from './options.js';
 import { fileJobOptions } from '../file-options.js';
 import { collect } from '../parse.js';
 
@@ -18,5 +19,5 @@ export function registerImport(program: Command, bind: Bind): void {
       'after',
       '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json\n  callctl import leads.csv --dry-run            # with a key: which rows are new, which change whom\n  callctl import leads.csv --dry-run --format csv > as-sent.csv\n  callctl import leads.csv --existing skip      # create-only: existing contacts untouched\n  callctl import leads.xlsx --sheet "March leads" --country GB',
     )
-    .action(bind(() => import('./run.js')));
+    .action(bind(typed(importOptions, () => import('./run.js'))));
 }

@@ -1,6 +1,7 @@
 /** `callctl sandbox`: definition only; the server code loads when it runs. */
 import { Option, type Command } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { sandboxOptions } from './options.js';
 import { decimal, integer } from '../parse.js';
 
 export function registerSandbox(program: Command, bind: Bind): void {
@@ -24,5 +25,5 @@ export function registerSandbox(program: Command, bind: Bind): void {
       'after',
       '\nExamples:\n  callctl sandbox --port 4010 --seed 20\n  callctl sandbox --port 0 --json --rate-limit 5 --faults 0.2\n  callctl sandbox --limiter window --window 10000 --rate-limit 30 --ratelimit-headers none\n  callctl sandbox --limiter concurrency --max-inflight 3 --latency 40',
     )
-    .action(bind(() => import('./run.js')));
+    .action(bind(typed(sandboxOptions, () => import('./run.js'))));
 }

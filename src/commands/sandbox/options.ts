@@ -1,0 +1,25 @@
+/** `callctl sandbox`'s options, typed from commander's values (each already parsed and range-checked there). */
+import type { SandboxOptions } from '../../sandbox/index.js';
+import type { HeaderStyle, LimiterShape } from '../../sandbox/ratelimit.js';
+
+export type SandboxCommandOptions = SandboxOptions & { port: number; host: string; rateLimit: number; limiter: LimiterShape; rateLimitHeaders: HeaderStyle };
+
+export function sandboxOptions(_args: string[], opts: Record<string, unknown>): SandboxCommandOptions {
+  const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
+  const o: SandboxCommandOptions = {
+    port: num(opts.port, 4010),
+    host: typeof opts.host === 'string' ? opts.host : '127.0.0.1',
+    rateLimit: num(opts.rateLimit, 20),
+    limiter: (opts.limiter ?? 'bucket') as LimiterShape, // commander checked the choices
+    windowMs: num(opts.window, 1000),
+    maxInflight: num(opts.maxInflight, 4),
+    latencyMs: num(opts.latency, 0),
+    rateLimitHeaders: (opts.ratelimitHeaders ?? 'draft6') as HeaderStyle,
+    faults: num(opts.faults, 0),
+    faultDelayMs: num(opts.faultDelay, 5000),
+    seed: num(opts.seed, 0),
+  };
+  if (typeof opts.burst === 'number') o.burst = opts.burst;
+  if (typeof opts.data === 'string') o.dataFile = opts.data;
+  return o;
+}
