@@ -220,7 +220,7 @@ try {
     const N = smoke ? 1_000 : 100_000;
     const K = smoke ? 50 : 1_000;
     say('');
-    say(`## 7. Bulk jobs — \`calls summary\` over ${N.toLocaleString('en')} calls; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones among ${N.toLocaleString('en')} contacts (dry run)`);
+    say(`## 7. Bulk jobs over ${N.toLocaleString('en')} calls and contacts — \`calls summary\`; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones (dry run); the import's preview of ${K.toLocaleString('en')} rows`);
     say('');
     say('| job | wall (median) | requests | rows/s | peak RSS |');
     say('|---|---|---|---|---|');
@@ -229,9 +229,16 @@ try {
     const phones = sb.contacts().filter((_, i) => i % Math.floor(N / K) === 0).slice(0, K).map((c) => c.phone);
     const requests = join(work, 'erasure-requests.txt');
     writeFileSync(requests, `${phones.join('\n')}\n`);
+    // The import's preview: a 1,000-row list (half of it people the service has) checked against
+    // every existing contact — one listing, then each row compared.
+    const preview = join(work, 'preview.csv');
+    const rowsP = ['First Name,Phone'];
+    for (let i = 0; i < K; i++) rowsP.push(`P${i},${i % 2 === 0 ? phones[i] : `+447499${String(i).padStart(6, '0')}`}`);
+    writeFileSync(preview, `${rowsP.join('\n')}\n`);
     for (const [name, argv, rows] of [
       ['calls summary --by channel', ['calls', 'summary', '--by', 'channel', '--json'], N],
       [`contacts rm --from (${K} phones) --dry-run`, ['contacts', 'rm', '--from', requests, '--dry-run', '--json'], N],
+      [`import --dry-run (preview of ${K} rows)`, ['import', preview, '--dry-run', '--json'], N],
     ]) {
       const walls = [];
       const rss = [];
