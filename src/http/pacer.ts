@@ -111,7 +111,7 @@ export class Pacer {
     this.ceiling = opts.ceiling;
     this.shared = opts.shared === true;
     this.random = opts.random ?? Math.random;
-    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate }, this.random);
+    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate, shared: this.shared }, this.random);
   }
 
   /** The pace in requests per second the limiter is held to now (for progress and stats). */
