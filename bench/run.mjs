@@ -120,6 +120,40 @@ try {
     }
     say('');
     say(`Command: \`npm run bench -- --only=pace${smoke ? ' --smoke' : ''}\`. One run per cell (the machine's noise is in the figures).`);
+
+    // The outcome writeback runs on the same engine and limiter: it should keep the same share.
+    const wbShapes = smoke ? [['token bucket 40/s, burst 10', { limiter: 'bucket', rateLimit: 40, burst: 10 }]] : [
+      ['token bucket 200/s, burst 20', { limiter: 'bucket', rateLimit: 200, burst: 20 }],
+      ['token bucket 50/s, burst 50', { limiter: 'bucket', rateLimit: 50, burst: 50 }],
+    ];
+    say('');
+    say(`Import and outcome writeback side by side (no headers, ${seconds}-second runs):`);
+    say('');
+    say('| server\'s limiter | import: share / 429s | writeback: share / 429s |');
+    say('|---|---|---|');
+    for (const [name, shape] of wbShapes) {
+      const cells = [];
+      for (const job of ['import', 'writeback']) {
+        const R = shape.rateLimit;
+        const N = Math.round(seconds * R);
+        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: 'none', seed: job === 'writeback' ? N : 0 });
+        let file;
+        if (job === 'import') file = leads(N, `wb-import-${R}.csv`);
+        else {
+          file = join(work, `wb-${R}.csv`);
+          writeFileSync(file, `callId,outcome,value,currency\n${sb.calls().map((c, i) => `${c.id},${i % 2 ? 'booked_job' : 'no_answer'},${i % 2 ? '120' : ''},${i % 2 ? 'USD' : ''}`).join('\n')}\n`);
+        }
+        const t0 = performance.now();
+        const res = await callctl(job === 'import' ? ['import', file, '--json', '--restart'] : ['calls', 'outcome', '--from', file, '--json', '--restart'], { env: { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey } });
+        const st = sb.stats();
+        await sb.close();
+        if (res.code !== 0) throw new Error(`${job} run failed: ${res.stderr}`);
+        const summary = JSON.parse(res.stdout);
+        const ideal = idealWall ? idealWall({ shape: 'bucket', rate: R, burst: shape.burst, headers: 'none' }, N, 4, t0) : ((N - shape.burst) / R) * 1000;
+        cells.push(`${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`);
+      }
+      say(`| ${name} | ${cells.join(' | ')} |`);
+    }
   }
 
   if (only.includes('unthrottled')) {
