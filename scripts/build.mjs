@@ -17,8 +17,9 @@ const EXTERNAL = [];
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The bin shim's two imports, plus the sandbox for the benchmark and demo scripts.
-  entryPoints: ['src/main.ts', 'src/deps.ts', 'src/sandbox/index.ts'],
+  // The bin shim's imports (a command; a TAB's completion), plus the sandbox for the benchmark
+  // and demo scripts.
+  entryPoints: ['src/main.ts', 'src/deps.ts', 'src/commands/completion/complete.ts', 'src/sandbox/index.ts'],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
