@@ -32,7 +32,7 @@ async function loaded(t: Parameters<typeof tempDir>[0], args: string[]): Promise
   return readFileSync(file, 'utf8').trim().split('\n').flatMap(sourcesOf);
 }
 
-for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help']]) {
+for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', '']]) {
   test(`callctl ${args.join(' ')} loads no heavy module`, async (t) => {
     const urls = await loaded(t, args);
     assert.ok(urls.length > 0, 'the hook recorded the imports');
