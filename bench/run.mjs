@@ -41,7 +41,8 @@ function run(cmd, argv, { env = {}, rss = false, cwd = work } = {}) {
     child.on('error', fail);
     child.on('close', (code) => {
       const m = /MAXRSS_KB (\d+)/.exec(fd3);
-      done({ ms: performance.now() - t0, code, stdout, stderr, rssMb: m ? Number(m[1]) / 1024 : undefined });
+      const cpu = /CPU_US (\d+)/.exec(fd3);
+      done({ ms: performance.now() - t0, code, stdout, stderr, rssMb: m ? Number(m[1]) / 1024 : undefined, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined });
     });
   });
 }
@@ -182,14 +183,15 @@ try {
     say('');
     say(`## 4. Start-up — median of ${n} runs each, ${where}, Node ${process.version}`);
     say('');
-    say('| command | median | `node -e 0`, same rounds | ratio |');
-    say('|---|---|---|---|');
+    say('| command | wall, median | `node -e 0`, same rounds | ratio | CPU (user+sys), median | ratio |');
+    say('|---|---|---|---|---|---|');
     // The machine is shared: each round runs `node -e 0` and then the command, so both meet the
-    // same load, and the ratio is of the two medians.
+    // same load, and the ratio is of the two medians. CPU time (reported by the preload that
+    // also gives peak RSS, in both) is the steadier figure when other work competes for the cores.
     const once = async (argv, env) => {
-      const r = await run(process.execPath, argv, { env });
+      const r = await run(process.execPath, argv, { env, rss: true });
       if (r.code !== 0) throw new Error(`${argv.join(' ')} failed (${r.code}): ${r.stderr}`);
-      return r.ms;
+      return r;
     };
     const rows = [
       ['--version'],
@@ -214,7 +216,9 @@ try {
           }
         }
         const shown = argv.map((a) => (a === '' ? "''" : a)).join(' ');
-        say(`| \`callctl ${shown}\` | ${median(mine).toFixed(0)} ms | ${median(base).toFixed(0)} ms | ${(median(mine) / median(base)).toFixed(2)} |`);
+        const [wm, wb] = [median(mine.map((r) => r.ms)), median(base.map((r) => r.ms))];
+        const [cm, cb] = [median(mine.map((r) => r.cpuMs)), median(base.map((r) => r.cpuMs))];
+        say(`| \`callctl ${shown}\` | ${wm.toFixed(0)} ms | ${wb.toFixed(0)} ms | ${(wm / wb).toFixed(2)} | ${cm.toFixed(0)} ms | ${(cm / cb).toFixed(2)} |`);
       }
     } finally {
       await sb.close();
