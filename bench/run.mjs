@@ -171,9 +171,11 @@ try {
       const app = join(work, 'installed');
       mkdirSync(app, { recursive: true });
       writeFileSync(join(app, 'package.json'), '{"private":true}\n');
-      const pack = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { env: {}, cwd: root });
+      // npm gets the whole environment: it may need proxy and CA settings to reach the registry.
+      const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+      const pack = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { env: npmEnv, cwd: root });
       if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
-      const inst = await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, pack.stdout.trim())], { cwd: app });
+      const inst = await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, pack.stdout.trim())], { env: npmEnv, cwd: app });
       if (inst.code !== 0) throw new Error(`npm install failed: ${inst.stderr}`);
       bin = join(app, 'node_modules/callctl/bin/callctl.js');
       where = 'the installed package';

@@ -15,19 +15,23 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'callctl-pack-'));
 const app = join(work, 'app');
 const bin = join(app, 'node_modules/.bin/callctl');
-// A clean environment: no npm_* of the `npm test` that runs us, no CALLCTL_* of the developer.
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', LANG: 'C.UTF-8', CALLCTL_CONFIG_DIR: join(work, 'config') };
+// The user's environment (npm needs its proxy and CA settings to reach the registry), without the
+// npm_* of the `npm test` that runs us and without the developer's CALLCTL_*.
+const env: Record<string, string> = { NO_COLOR: '1', LANG: 'C.UTF-8', CALLCTL_CONFIG_DIR: join(work, 'config') };
+for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm_|CALLCTL_)/i.test(k) && !(k in env)) env[k] = v;
+// npm can hang on a registry it cannot reach: fail the test instead.
+const NPM = { env, maxBuffer: 1 << 24, timeout: 110_000, killSignal: 'SIGKILL' as const };
 let files: string[] = [];
 
 before(async () => {
   // dist/ is already built (`npm test` builds first): no prepare here, it would rebuild dist/
   // under the tests running beside this one.
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, env, maxBuffer: 1 << 24 });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { ...NPM, cwd: ROOT });
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"callctl-pack-test","private":true}\n');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { cwd: app, env, maxBuffer: 1 << 24 });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { ...NPM, cwd: app });
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
