@@ -7,6 +7,7 @@ import type { Io } from './deps.js';
 import { registerApi } from './commands/api/index.js';
 import { registerCalls } from './commands/calls/index.js';
 import { registerConfig } from './commands/config/index.js';
+import { registerCompletion } from './commands/completion/index.js';
 import { registerContacts } from './commands/contacts/index.js';
 import { registerImport } from './commands/import/index.js';
 import type { Bind } from './commands/lazy.js';
@@ -73,6 +74,7 @@ Examples:
   registerLogin(program, bind);
   registerConfig(program, bind);
   registerSandbox(program, bind);
+  registerCompletion(program, io);
 
   // Subcommands made with .command() inherit exitOverride/configureOutput at creation; keep the
   // hint pointing at the command the operator typed.
