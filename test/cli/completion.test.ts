@@ -19,7 +19,7 @@ async function candidates(t: Parameters<typeof tempDir>[0], words: string[], she
 test('commands, subcommands and flags (global ones too, after the subcommand)', async (t) => {
   assert.deepEqual(await candidates(t, ['cont']), ['contacts']);
   assert.ok((await candidates(t, [''])).includes('completion'));
-  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'get', 'add', 'edit', 'rm', 'help']);
+  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'get', 'add', 'edit', 'rm', 'find', 'dupes', 'help']);
   const flags = await candidates(t, ['contacts', 'ls', '--']);
   for (const f of ['--page', '--all', '--format', '--profile', '--json', '--help']) assert.ok(flags.includes(f), f);
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--al']), ['--all']);
@@ -35,7 +35,7 @@ test('values: --format choices, config actions and keys, profile names, --countr
   // bash splits at "=": the answer is for the word after it.
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--format', '=', 'nd'], 'bash'), ['ndjson']);
   assert.deepEqual(await candidates(t, ['config', '']), ['get', 'set', 'unset', 'list', 'path']);
-  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'rate', 'concurrency']);
+  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency']);
   assert.deepEqual(await candidates(t, ['import', 'leads.csv', '--country', 'g']), ['GA', 'GB', 'GD', 'GE', 'GF', 'GG', 'GH', 'GI', 'GL', 'GM', 'GN', 'GP', 'GQ', 'GR', 'GT', 'GU', 'GW', 'GY']);
   const dir = tempDir(t);
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { shop2: { country: 'GB' }, staging: {} } }));
