@@ -50,8 +50,23 @@ export async function openFileJob(
   return { ...files, shownName };
 }
 
-/** The counts every file job's summary opens with, in the contract's order. */
-export function tallyOf(ctx: Context, result: BulkResult, o: { dryRun: boolean; rejectsFile: string | null; client: ApiClient | undefined; startedAt: number }) {
+/** The counts every file job's summary carries after its own, in the contract's order. */
+export interface JobTally {
+  rejected: number;
+  duplicates: number;
+  failed: number;
+  skipped: number;
+  dryRun: boolean;
+  rejectsFile: string | null;
+  requests: number;
+  throttled: number;
+  elapsedMs: number;
+  /** Rows read but not finished when interrupted (--resume sends them). */
+  unfinished?: number;
+}
+
+/** The counts every file job's summary carries after its own, in the contract's order. */
+export function tallyOf(ctx: Context, result: BulkResult, o: { dryRun: boolean; rejectsFile: string | null; client: ApiClient | undefined; startedAt: number }): JobTally {
   const c = result.counts;
   const stats = o.client?.stats();
   return {

@@ -1,19 +1,10 @@
 /** What an import tells the operator: the summary on stderr, and with --json the contract's object. */
+import type { JobTally } from '../bulk/file-job.js';
 
-export interface Summary {
-  file: string;
-  rows: number;
-  created: number;
-  matched: number;
-  rejected: number;
-  duplicates: number;
-  failed: number;
-  skipped: number;
-  dryRun: boolean;
-  rejectsFile: string | null;
-  requests: number;
-  throttled: number;
-  elapsedMs: number;
+/** The contract's keys, in its order: file, rows, created, matched, then the counts of every job. */
+export type Summary = { file: string; rows: number; created: number; matched: number } & JobTally & ImportExtras;
+
+interface ImportExtras {
   /** Preview against the service (a dry run with a key, or --check-existing). */
   new?: number;
   matches?: number;
@@ -21,8 +12,6 @@ export interface Summary {
   changesFile?: string | null;
   /** --existing skip: rows whose phone an existing contact has, not sent. */
   existing?: number;
-  /** Rows read but not finished when interrupted (--resume sends them). */
-  unfinished?: number;
 }
 
 /** The summary lines for a person. */

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { type Outcome, writeOutcome } from '../api/calls.js';
 import type { BulkPlan } from '../bulk/engine.js';
-import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { endJob, type JobTally, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -38,21 +38,8 @@ const ALIASES: Record<Column, string[]> = {
   currency: ['currency', 'currency code', 'cur'],
 };
 
-export interface WritebackSummary {
-  file: string;
-  rows: number;
-  updated: number;
-  rejected: number;
-  duplicates: number;
-  failed: number;
-  skipped: number;
-  dryRun: boolean;
-  rejectsFile: string | null;
-  requests: number;
-  throttled: number;
-  elapsedMs: number;
-  unfinished?: number;
-}
+/** The contract's keys, in its order: file, rows, updated, then the counts of every job. */
+export type WritebackSummary = { file: string; rows: number; updated: number } & JobTally;
 
 /** The column of each field: --map "<Header>=<column>" first, then the aliases. */
 function columnsOf(header: string[], maps: string[]): Record<Column, number | undefined> {
