@@ -54,7 +54,8 @@ export class PaceGate {
    * is ever decided, with the pace of the moment: a pace that grows is felt at once.
    */
   start(now: number, busy: boolean): StartVerdict {
-    if (busy) this.pacer.onBusy(now);
+    // A request the spacing holds back is waiting for the pace too, even alone (paging).
+    if (busy || now < this.nextRelease) this.pacer.onBusy(now);
     else this.pacer.onIdle();
     const resumeAt = this.pacer.resumeAt;
     if (now < resumeAt) return { retryAt: resumeAt };

@@ -78,8 +78,9 @@ export class RequestLimiter {
     // Bounded: every round either starts the request or sleeps until the gate's next moment.
     for (let round = 0; round < 1_000_000; round++) {
       const now = this.opts.now();
-      // The pace is the bottleneck when requests wait for it: others queued or held in the gate.
-      const busy = (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0;
+      // The pace is the bottleneck when requests wait for it: others queued or held in the gate,
+      // or this one held back already (one request at a time, like paging, waits too).
+      const busy = round > 0 || (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0;
       const verdict = this.gate.start(now, busy);
       if ('ticket' in verdict) return verdict.ticket;
       this.waiting += 1;

@@ -97,3 +97,21 @@ test('a window-like limit is sent at once after each pause; a bucket that refute
   assert.ok(bucket.sustained >= 0.95, `sustained ${(bucket.sustained * 100).toFixed(1)} %`);
   assert.ok(bucket.share429 <= 0.005, `${(bucket.share429 * 100).toFixed(2)} % 429s`);
 });
+
+test('one request at a time (paging) is waiting for the pace too: the pace grows instead of holding at its start', async () => {
+  const { PaceGate } = await import('../../src/http/gate.js');
+  const gate = new PaceGate({});
+  let now = 0;
+  for (let i = 0; i < 200; i++) {
+    // As the limiter asks: alone, and once held back, as one that waited (limiter.ts admit()).
+    let v = gate.start(now, false);
+    while ('retryAt' in v) {
+      now = v.retryAt;
+      v = gate.start(now, true);
+    }
+    now += 2; // answered in 2 ms, and the next page is asked for at once
+    gate.finish(v.ticket, { status: 200 }, now);
+  }
+  // Held at the starting pace (10/s) this would take 20 s.
+  assert.ok(now < 3_000, `200 pages took ${now} ms of virtual time`);
+});
