@@ -1,14 +1,26 @@
-/** The outcome names the account's calls already carry (every page of calls, read once). */
+/**
+ * The outcome names the account's calls already carry, read from the first pages of calls. The
+ * API has no list of outcomes and no search, and a single `calls outcome` must not read 100,000
+ * calls at the rate limit to warn of a typo: at most KNOWN_PAGES pages are read (with a vocabulary
+ * set by `config set outcomes`, none are).
+ */
 import { allItems } from '../http/paginate.js';
 import type { ApiClient } from '../http/client.js';
 
-export async function knownOutcomes(client: ApiClient): Promise<Set<string>> {
+const KNOWN_PAGES = 20;
+
+/** The names seen, and how many calls were read to see them. */
+export async function knownOutcomes(client: ApiClient): Promise<{ names: Set<string>; read: number; complete: boolean }> {
   const names = new Set<string>();
+  let read = 0;
+  let pages = 0;
   for await (const page of allItems(client, '/calls')) {
     for (const call of page) {
       const o = (call as { outcome?: unknown } | null)?.outcome;
       if (typeof o === 'string' && o !== '') names.add(o);
     }
+    read += page.length;
+    if (++pages >= KNOWN_PAGES) return { names, read, complete: false };
   }
-  return names;
+  return { names, read, complete: true };
 }

@@ -40,11 +40,12 @@ export async function run(ctx: Context, o: OutcomeOptions): Promise<number> {
 async function warnUnseen(ctx: Context, vocabulary: readonly string[] | undefined, name: string): Promise<void> {
   if (vocabulary && vocabulary.length > 0) return;
   const { knownOutcomes } = await import('../../writeback/known.js');
-  const known = await knownOutcomes(await ctx.api());
+  const { names: known, read, complete } = await knownOutcomes(await ctx.api());
   if (known.size === 0 || known.has(name)) return;
   const { nearest } = await import('../../writeback/check.js');
   const close = nearest(name, [...known]);
-  ctx.log.warn(`no call has the outcome "${name}" yet: it starts a group of its own in the totals${close ? ` (did you mean ${close}?)` : ''}`);
+  const among = complete ? 'no call has' : `none of the first ${read} calls has`;
+  ctx.log.warn(`${among} the outcome "${name}" yet: it starts a group of its own in the totals${close ? ` (did you mean ${close}?)` : ''}; config set outcomes fixes the names`);
 }
 
 /**
