@@ -1,6 +1,7 @@
 /** `callctl api`: definition only. */
 import type { Command } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { apiOptions } from './options.js';
 import { collect } from '../parse.js';
 
 export function registerApi(program: Command, bind: Bind): void {
@@ -17,5 +18,5 @@ export function registerApi(program: Command, bind: Bind): void {
       'after',
       '\nExamples:\n  callctl api GET /analytics/outcomes\n  callctl api GET /calls --paginate -f limit=100\n  callctl api POST /messages -f to=+15551234567 -f body="Thanks for calling"   # the real service; the sandbox has no /messages\n  callctl api DELETE /contacts/ct_123 --confirm',
     )
-    .action(bind(() => import('./run.js')));
+    .action(bind(typed(apiOptions, () => import('./run.js'))));
 }
