@@ -8,7 +8,7 @@
  * what would go (the same resolution) and sends no DELETE.
  */
 import { resolve } from 'node:path';
-import { eraseContact } from '../api/contacts.js';
+import { eraseContact, getContact } from '../api/contacts.js';
 import { type BulkPlan, runBulk } from '../bulk/engine.js';
 import { checkResumable, openJob } from '../bulk/job.js';
 import { startProgress } from '../bulk/progress.js';
@@ -80,7 +80,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   }
 
   if (o.dryRun || !o.confirm) {
-    const preview = await previewErasure(ctx, client, resolutions, index !== undefined);
+    const preview = await previewErasure(client, resolutions, index !== undefined);
     const erasable = preview.filter((p) => p.contact !== undefined);
     const what = `${erasable.length} contact${erasable.length === 1 ? '' : 's'} for ${requests.length} request${requests.length === 1 ? '' : 's'}`;
     if (!o.dryRun) {
@@ -231,7 +231,7 @@ interface PreviewRow {
 }
 
 /** Resolves as the real run would; an id not in a listing is looked up (GET) to say who it is. */
-async function previewErasure(ctx: Context, client: ApiClient, resolutions: Resolution[], listed: boolean): Promise<PreviewRow[]> {
+async function previewErasure(client: ApiClient, resolutions: Resolution[], listed: boolean): Promise<PreviewRow[]> {
   const rows: PreviewRow[] = [];
   for (const r of resolutions) {
     if (r.contacts.length === 0) {
@@ -244,7 +244,6 @@ async function previewErasure(ctx: Context, client: ApiClient, resolutions: Reso
         continue;
       }
       try {
-        const { getContact } = await import('../api/contacts.js');
         rows.push({ request: r.request, contact: storedContact(await getContact(client, c.id), undefined) });
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) rows.push({ request: r.request, contact: undefined });
@@ -252,7 +251,6 @@ async function previewErasure(ctx: Context, client: ApiClient, resolutions: Reso
       }
     }
   }
-  void ctx;
   return rows;
 }
 

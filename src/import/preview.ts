@@ -9,8 +9,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { allItems } from '../http/paginate.js';
-import { toE164 } from '../phone/e164.js';
+import { everyContact } from '../erasure/people.js';
 import type { ContactBody } from './validate.js';
 
 /** An existing contact: its id and the fields an import could change. */
@@ -24,18 +23,14 @@ export class ExistingContacts {
   private readonly byPhone = new Map<string, Existing>();
   listed = 0;
 
+  /** One listing of every contact — the same reading of phones as `contacts find` (erasure/people.ts). */
   static async load(client: ApiClient, region: string | undefined): Promise<ExistingContacts> {
     const index = new ExistingContacts();
-    for await (const page of allItems(client, '/contacts')) {
-      for (const raw of page) {
-        index.listed += 1;
-        const c = (raw ?? {}) as Record<string, unknown>;
-        if (typeof c.phone !== 'string' || (typeof c.id !== 'string' && typeof c.id !== 'number')) continue;
-        const read = toE164(c.phone, region);
-        if (!read.ok || index.byPhone.has(read.e164)) continue;
-        const { id, createdAt: _c, updatedAt: _u, ...fields } = c;
-        index.byPhone.set(read.e164, { id: String(id), fields });
-      }
+    for await (const { stored, raw } of everyContact(client, region)) {
+      index.listed += 1;
+      if (stored.e164 === undefined || index.byPhone.has(stored.e164)) continue;
+      const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw as Record<string, unknown>;
+      index.byPhone.set(stored.e164, { id: stored.id, fields });
     }
     return index;
   }
