@@ -77,7 +77,6 @@ export class BlindPace {
   private slowStart: boolean;
   private lastGrowthAt: number | undefined;
   private readonly ceiling: number;
-  private readonly shared: boolean;
 
   private spanStart: number | undefined;
   private spanAdmitted = 0;
@@ -107,21 +106,25 @@ export class BlindPace {
     opts: {
       ceiling?: number | undefined;
       initialRate?: number | undefined;
-      /**
-       * The pace is one budget shared through Redis with other processes: what this process sees
-       * admitted is only its share, so the limit is read from the shared pace that met a 429, and
-       * a window's burst is not attempted.
-       */
-      shared?: boolean | undefined;
     },
     private readonly random: () => number,
   ) {
     this.ceiling = opts.ceiling ?? Infinity;
-    this.shared = opts.shared === true;
     this.rate = Math.min(this.ceiling, opts.initialRate ?? INITIAL_RATE);
     // With --rate the operator has said how fast: start there and only ever go slower.
     this.slowStart = opts.ceiling === undefined;
     if (opts.ceiling !== undefined) this.rate = opts.ceiling;
+  }
+
+  /** Starts from a pace found elsewhere: no slow start; probed up as an unsolved one. */
+  seed(rate: number): void {
+    this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, rate));
+    this.slowStart = false;
+  }
+
+  /** Never faster than `rate` now (a pace that grew beyond what is sent says nothing). */
+  holdTo(rate: number): void {
+    this.rate = Math.min(this.rate, Math.max(MIN_RATE, rate));
   }
 
   /** A request goes out now. */
@@ -232,7 +235,7 @@ export class BlindPace {
       return;
     }
     const prev = this.spans[this.spans.length - 2];
-    if (this.shared || this.burstRefuted || this.burst > 0 || !prev || prev.pauseMs === Infinity || cur.pauseMs < 1000) return;
+    if (this.burstRefuted || this.burst > 0 || !prev || prev.pauseMs === Infinity || cur.pauseMs < 1000) return;
     const same = Math.abs(cur.A - prev.A) <= WINDOW_SAME * Math.max(cur.A, prev.A);
     if (same && cur.A >= 4 && cur.T < LONG_SPAN_MS && prev.T < LONG_SPAN_MS) this.burst = Math.floor(Math.min(cur.A, prev.A) * 0.9);
   }
@@ -251,7 +254,7 @@ export class BlindPace {
       // the limit's, give or take the overshoot of a slow probe.
       const since = at - Math.min(cur.T, RECENT_MS);
       const recent = this.admittedAt.filter((t) => t >= since).length;
-      const R = this.shared ? paceAt429 * UNDER_TOO_FAST : Math.min(paceAt429, recent / ((at - since) / 1000));
+      const R = Math.min(paceAt429, recent / ((at - since) / 1000));
       this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
       return Math.min(this.solvedRate, paceAt429) * HOLD;
     }

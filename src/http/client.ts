@@ -83,7 +83,7 @@ export interface ClientOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   /** A rate-limit budget shared through Redis (see shared-limiter.ts). */
-  cluster?: import('bottleneck').default | undefined;
+  shared?: import('./shared-limiter.js').SharedBudget | undefined;
 }
 
 export class ApiClient {
@@ -109,7 +109,7 @@ export class ApiClient {
       now: opts.now,
       sleep: (ms) => opts.sleep(ms),
       onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
-      cluster: opts.cluster,
+      shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
     });
     this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');
@@ -305,13 +305,13 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
   const apiKey = checkSecretKey(settings.apiKey);
   log.addSecret(apiKey);
   const baseUrl = checkBaseUrl(settings.baseUrl);
-  let cluster: import('bottleneck').default | undefined;
+  let shared: import('./shared-limiter.js').SharedBudget | undefined;
   if (settings.redisUrl !== undefined) {
     const { connectSharedLimiter, sharedLimiterId } = await import('./shared-limiter.js');
-    cluster = await connectSharedLimiter({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
+    shared = await connectSharedLimiter({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
   }
   return new ApiClient({
-    cluster,
+    shared,
     baseUrl,
     apiKey,
     concurrency: settings.concurrency,

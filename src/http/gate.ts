@@ -38,9 +38,30 @@ export class PaceGate {
   private credits: number | null = null;
   private creditsAt = 0;
   private creditsSentAt = -Infinity;
+  /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
+  private followGap: number | undefined;
+  private readonly ceilingGap: number;
 
   constructor(opts: PacerOptions = {}) {
     this.pacer = new Pacer(opts);
+    this.ceilingGap = opts.ceiling !== undefined ? 1000 / opts.ceiling : 0;
+  }
+
+  /**
+   * Follows a pace learnt from every process's answers (a budget shared through Redis, which spaces
+   * the starts): this process's own pace, quota mirror, burst and window say nothing of the whole,
+   * so they rest, and only --rate and the pauses hold here. `undefined` goes back to this process's
+   * own pace, seeded with the shared one.
+   */
+  follow(gapMs: number | undefined): void {
+    if (gapMs === undefined && this.followGap !== undefined) this.pacer.seed(1000 / this.followGap);
+    this.followGap = gapMs;
+    if (gapMs !== undefined) this.burstLeft = 0;
+  }
+
+  /** Whether the gate follows a shared pace. */
+  get following(): boolean {
+    return this.followGap !== undefined;
   }
 
   /** Requests started and not yet answered. */
@@ -61,7 +82,7 @@ export class PaceGate {
     if (now < resumeAt) return { retryAt: resumeAt };
     if (now < this.nextRelease) return { retryAt: this.nextRelease };
     const s = this.pacer.settings();
-    if (this.credits !== null) {
+    if (this.credits !== null && this.followGap === undefined) {
       const capacity = s.capacity ?? Infinity;
       this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
       this.creditsAt = now;
@@ -80,7 +101,7 @@ export class PaceGate {
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
     // no faster for our being late. (Time lost to late timers is won back by the pacer, which
     // measures what was admitted and probes up.)
-    const gap = s.credits === null ? s.minTimeMs : 0;
+    const gap = this.followGap !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
     if (this.burstLeft > 0) {
       this.burstLeft -= 1;
       this.nextRelease = now;
@@ -108,7 +129,7 @@ export class PaceGate {
     const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
     // A new pause: a window's quota, once recognised, may go at once when it ends.
-    if (this.pacer.resumeAt > before) this.burstLeft = this.pacer.burstAfter();
+    if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
     // The server's count of what remains always replaces our mirror.
     const credits = this.pacer.settings().credits;
     if (credits !== null && ticket.sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {

@@ -52,12 +52,6 @@ export interface PacerOptions {
   initialRate?: number;
   /** Jitter source in [0, 1); injectable for tests. */
   random?: () => number;
-  /**
-   * The budget is shared with other processes (Redis): the server's `remaining` is not ours to
-   * spend alone, so no credits are mirrored — the pace is the published refill, spread by the
-   * shared limiter's spacing across every process.
-   */
-  shared?: boolean;
 }
 
 /** After a 429 in the header regime, the refill estimate drops to this share. */
@@ -105,13 +99,19 @@ export class Pacer {
   /** 429 answers seen. */
   throttled = 0;
 
-  private readonly shared: boolean;
-
   constructor(opts: PacerOptions = {}) {
     this.ceiling = opts.ceiling;
-    this.shared = opts.shared === true;
     this.random = opts.random ?? Math.random;
-    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate, shared: this.shared }, this.random);
+    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate }, this.random);
+  }
+
+  /**
+   * Starts from a pace found elsewhere (a shared budget's, when Redis goes away or a new leader
+   * takes over): no slow start, and with headers the refill until one is measured.
+   */
+  seed(rate: number): void {
+    if (this.headerMode) this.refill = Math.min(rate, this.ceiling ?? Infinity);
+    else this.blind.seed(rate);
   }
 
   /** The pace in requests per second the limiter is held to now (for progress and stats). */
@@ -130,6 +130,23 @@ export class Pacer {
     return this.headerMode ? 0 : this.blind.burstAfter();
   }
 
+  /** Never faster than `rate` now. */
+  holdTo(rate: number): void {
+    if (this.headerMode) this.refill = Math.min(this.refill, rate);
+    else this.blind.holdTo(rate);
+  }
+
+  /**
+   * Header regime, paced without mirroring the quota (a shared budget): while at least half the
+   * quota is left the pace is not what the server limits, so the refill estimate may grow by
+   * `factor` — it is measured, and cut, as soon as the quota drains. Returns whether it grew.
+   */
+  raiseWhileQuotaLeft(factor: number): boolean {
+    if (!this.headerMode || this.capacity === null || this.credits === null || this.credits < this.capacity / 2 || this.refill <= 0) return false;
+    this.refill = Math.min(this.refill * factor, this.ceiling ?? Infinity);
+    return true;
+  }
+
   /** A request goes out now. */
   onSend(now: number): void {
     if (!this.headerMode) this.blind.onSend(now);
@@ -138,9 +155,6 @@ export class Pacer {
   /** What the limiter should apply now. */
   settings(): PaceSettings {
     const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
-    if (this.headerMode && this.shared) {
-      return { minTimeMs: Math.max(ceilingGap, this.refill > 0 ? 1000 / this.refill : 0), credits: null, refillPerSec: this.refill, capacity: this.capacity };
-    }
     if (this.headerMode) {
       return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt };
     }
@@ -197,8 +211,6 @@ export class Pacer {
 
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
       this.refill = (rl.limit / rl.windowMs) * 1000;
-    } else if (this.shared) {
-      this.sharedRefill(remaining, rl);
     } else {
       this.measureRefill(o.at, remaining, rl);
     }
@@ -238,21 +250,6 @@ export class Pacer {
       const atLeast = ((remaining - prev.remaining + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
       if (atLeast > this.refill) this.refill = atLeast;
     }
-  }
-
-  /**
-   * Shared budget: what we regain is only part of what the server regains (others spend too), so
-   * the refill is read from the server's own words — the quota regained over the time it says a
-   * refill takes — smoothed, and never raised by more than 10 % an answer.
-   */
-  private sharedRefill(remaining: number, rl: RateLimitInfo): void {
-    if (rl.limit === undefined || rl.resetMs === undefined || rl.resetMs <= 0 || remaining >= rl.limit) return;
-    const said = ((rl.limit - remaining) / rl.resetMs) * 1000 * REFILL_SAFETY;
-    if (this.refill <= 0) this.refill = Math.max(said, rl.limit / (rl.resetMs / 1000 + 1));
-    // Half the quota or more left: everyone together is under the limit, so speed up. Near empty,
-    // the quota the server says it regains over its reset time is the pace to keep.
-    else if (remaining > rl.limit / 2) this.refill = Math.max(this.refill, said) * 1.05;
-    else this.refill = 0.8 * this.refill + 0.2 * said;
   }
 
   private on429(o: Observation): number {
