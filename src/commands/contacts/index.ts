@@ -1,8 +1,10 @@
 /** `callctl contacts …`: definitions only; each verb's code loads when it runs. */
 import { type Command, Option } from 'commander';
 import { type Bind, typed } from '../lazy.js';
+import { contactsLsOptions } from './ls-options.js';
 import { rmOptions } from './rm-options.js';
-import { collect, integer } from '../parse.js';
+import { listFlags } from '../list-options.js';
+import { collect } from '../parse.js';
 
 /** The field flags shared by `add` and `edit`. */
 function fieldFlags(cmd: Command): Command {
@@ -25,13 +27,7 @@ function fieldFlags(cmd: Command): Command {
 export function registerContacts(program: Command, bind: Bind): void {
   const contacts = program.command('contacts').description('list, show, create, change and erase contacts');
 
-  contacts
-    .command('ls')
-    .description('list contacts, one page or every page (--all, streamed)')
-    .option('--page <n>', 'page to show (default 1)', integer(1))
-    .option('--limit <n>', 'contacts per page (default 50)', integer(1))
-    .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'list up to this many contacts, across pages as needed (with or without --all)', integer(1))
+  listFlags(contacts.command('ls').description('list contacts, one page or every page (--all, streamed)'), 'contacts')
     .option('--tag <tag>', 'only contacts with this tag (repeat: with every one of them); reads every page', collect)
     .option('--status <status>', 'only contacts with this status; reads every page')
     .addHelpText(
@@ -48,7 +44,7 @@ Examples:
   callctl contacts ls --tag vip --status customer
   callctl contacts ls --all --max 500 --json | jq '.[].phone'`,
     )
-    .action(bind(() => import('./ls.js')));
+    .action(bind(typed(contactsLsOptions, () => import('./ls.js'))));
 
   contacts
     .command('get')
