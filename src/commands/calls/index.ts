@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { type Bind, typed } from '../lazy.js';
 import { callsLsOptions } from './ls-options.js';
+import { callsGetOptions, callsSummaryOptions } from './options.js';
 import { outcomeOptions } from './outcome-options.js';
 import { fileJobOptions } from '../file-options.js';
 import { listFlags } from '../list-options.js';
@@ -33,7 +34,7 @@ Examples:
     .description('show one call')
     .argument('<callId>', 'call id')
     .addHelpText('after', '\nExamples:\n  callctl calls get call_123 --json')
-    .action(bind(() => import('./get.js')));
+    .action(bind(typed(callsGetOptions, () => import('./get.js'))));
 
   fileJobOptions(calls.command('outcome'), { scope: 'with --from: ', job: 'writeback', dryRun: 'check every row, send nothing (needs no key)' })
     .description('write call outcomes (and their values) back: one call, or a file of them with --from')
@@ -54,5 +55,5 @@ Examples:
     .description('total every call per outcome (and per --by field): calls, and value per currency — reads every page')
     .option('--by <field>', 'also group by this field of the call, e.g. channel')
     .addHelpText('after', '\nExamples:\n  callctl calls summary\n  callctl calls summary --by channel --json')
-    .action(bind(() => import('./summary.js')));
+    .action(bind(typed(callsSummaryOptions, () => import('./summary.js'))));
 }

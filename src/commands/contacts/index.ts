@@ -2,6 +2,7 @@
 import { type Command, Option } from 'commander';
 import { type Bind, typed } from '../lazy.js';
 import { contactsLsOptions } from './ls-options.js';
+import { contactsGetOptions, dupesOptions, findOptions } from './options.js';
 import { rmOptions } from './rm-options.js';
 import { listFlags } from '../list-options.js';
 import { collect } from '../parse.js';
@@ -51,7 +52,7 @@ Examples:
     .description('show one contact')
     .argument('<id>', 'contact id')
     .addHelpText('after', '\nExamples:\n  callctl contacts get ct_123\n  callctl contacts get ct_123 --json')
-    .action(bind(() => import('./get.js')));
+    .action(bind(typed(contactsGetOptions, () => import('./get.js'))));
 
   fieldFlags(contacts.command('add').description('create a contact (or, with an E.164 phone the service knows, update that contact)'))
     .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone "020 7946 0958" --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
@@ -101,7 +102,7 @@ Examples:
     .option('--email <address>', 'the e-mail (case and surrounding spaces ignored)')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
     .addHelpText('after', '\nExamples:\n  callctl contacts find --phone "+44 7911 123456" --country GB\n  callctl contacts find --email Ada@Example.com --json')
-    .action(bind(() => import('./find.js')));
+    .action(bind(typed(findOptions, () => import('./find.js'))));
 
   contacts
     .command('dupes')
@@ -109,5 +110,5 @@ Examples:
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
     .option('--fix', 'rewrite a national-format phone to E.164 where no other contact has that number (groups are only reported)')
     .addHelpText('after', '\nExamples:\n  callctl contacts dupes --country GB\n  callctl contacts dupes --country GB --fix --json')
-    .action(bind(() => import('./dupes.js')));
+    .action(bind(typed(dupesOptions, () => import('./dupes.js'))));
 }
