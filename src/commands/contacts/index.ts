@@ -1,6 +1,7 @@
 /** `callctl contacts …`: definitions only; each verb's code loads when it runs. */
 import { type Command, Option } from 'commander';
 import { type Bind, typed } from '../lazy.js';
+import { addOptions, editOptions } from './fields-options.js';
 import { contactsLsOptions } from './ls-options.js';
 import { contactsGetOptions, dupesOptions, findOptions } from './options.js';
 import { rmOptions } from './rm-options.js';
@@ -56,7 +57,7 @@ Examples:
 
   fieldFlags(contacts.command('add').description('create a contact (or, with an E.164 phone the service knows, update that contact)'))
     .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone "020 7946 0958" --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
-    .action(bind(() => import('./add.js')));
+    .action(bind(typed(addOptions, () => import('./add.js'))));
 
   fieldFlags(contacts.command('edit').description('change only the given fields of a contact').argument('<id>', 'contact id'))
     .option('--add-tag <tag>', 'add a tag and keep the others (repeatable)', collect)
@@ -74,7 +75,7 @@ Examples:
   callctl contacts edit ct_123 --tag vip --tag 2026 --json
   callctl contacts edit ct_123 --data '{"notes":"called back"}'`,
     )
-    .action(bind(() => import('./edit.js')));
+    .action(bind(typed(editOptions, () => import('./edit.js'))));
 
   contacts
     .command('rm')
