@@ -3,6 +3,10 @@
  * contacts rm --from): one definition, so the same flag says the same thing everywhere.
  */
 import { type Command, Option } from 'commander';
+import type { EncodingName } from '../import/source.js';
+
+/** The encodings --encoding offers (docs/cli.md); the file's own BOM or bytes decide when it is not given. */
+export const ENCODINGS: readonly EncodingName[] = ['utf8', 'utf16le', 'latin1', 'windows-1252'];
 
 /** Adds --dry-run, --rejects, --resume/--restart, --encoding and --delimiter; `scope` prefixes their help (e.g. "with --from: "). */
 export function fileJobOptions(cmd: Command, o: { scope?: string; job: string; dryRun: string }): Command {
@@ -12,6 +16,6 @@ export function fileJobOptions(cmd: Command, o: { scope?: string; job: string; d
     .option('--rejects <path>', `${scope}where rejected rows go (default <file>.rejects.csv)`)
     .addOption(new Option('--resume', `${scope}continue the unfinished ${o.job} of this file`).conflicts('restart'))
     .addOption(new Option('--restart', `${scope}ignore the journal of an earlier run and start over`).conflicts('resume'))
-    .addOption(new Option('--encoding <name>', `${scope}file encoding (default: detected — a UTF-8/UTF-16 BOM, else UTF-8 when the bytes are valid UTF-8, else windows-1252)`).choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .addOption(new Option('--encoding <name>', `${scope}file encoding (default: detected — a UTF-8/UTF-16 BOM, else UTF-8 when the bytes are valid UTF-8, else windows-1252)`).choices(ENCODINGS))
     .option('--delimiter <c>', `${scope}column delimiter (default: detected among , ; tab |)`);
 }

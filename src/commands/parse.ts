@@ -43,3 +43,8 @@ export function required(args: string[], i: number, name: string): string {
   if (value === undefined) throw new UsageError(`missing required argument '${name}'`);
   return value;
 }
+
+/** A value commander checked with `.choices(choices)`, typed without a cast; undefined when not given. */
+export function choice<T extends string>(value: unknown, choices: readonly T[]): T | undefined {
+  return choices.find((c) => c === value);
+}

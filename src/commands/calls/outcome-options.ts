@@ -3,7 +3,8 @@
  * outcome, or `--from` a file — never both, and the file flags only with a file.
  */
 import { UsageError } from '../../errors.js';
-import type { EncodingName } from '../../import/source.js';
+import { ENCODINGS } from '../file-options.js';
+import { choice } from '../parse.js';
 import type { WritebackOptions } from '../../writeback/run-writeback.js';
 
 export type OutcomeOptions =
@@ -31,8 +32,8 @@ export function outcomeOptions(args: string[], opts: Record<string, unknown>): O
     if (currency !== undefined) o.currency = currency;
     const rejects = str(opts.rejects);
     if (rejects !== undefined) o.rejects = rejects;
-    const encoding = str(opts.encoding);
-    if (encoding !== undefined) o.encoding = encoding as EncodingName; // commander checked the choices
+    const encoding = choice(opts.encoding, ENCODINGS);
+    if (encoding !== undefined) o.encoding = encoding;
     const delimiter = str(opts.delimiter);
     if (delimiter !== undefined) o.delimiter = delimiter;
     return o;

@@ -6,6 +6,7 @@ import { contactsLsOptions } from './ls-options.js';
 import { contactsGetOptions, dupesOptions, findOptions } from './options.js';
 import { rmOptions } from './rm-options.js';
 import { listFlags } from '../list-options.js';
+import { ENCODINGS } from '../file-options.js';
 import { collect } from '../parse.js';
 
 /** The field flags shared by `add` and `edit`. */
@@ -89,7 +90,7 @@ Examples:
     .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl; required for stdin)')
     .addOption(new Option('--resume', 'with --from: continue the unfinished erasure of this file').conflicts('restart'))
     .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
-    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(ENCODINGS))
     .addHelpText(
       'after',
       '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm --json\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',

@@ -1,11 +1,12 @@
 /** `callctl import`'s options, typed and checked from commander's values (no I/O, no heavy imports). */
 import type { ImportOptions } from '../../import/run-import.js';
-import type { EncodingName } from '../../import/source.js';
+import { ENCODINGS } from '../file-options.js';
+import { choice, required } from '../parse.js';
 
 export function importOptions(args: string[], opts: Record<string, unknown>): ImportOptions {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const o: ImportOptions = {
-    file: args[0] as string,
+    file: required(args, 0, 'file'),
     map: Array.isArray(opts.map) ? opts.map.map(String) : [],
     dryRun: opts.dryRun === true,
     resume: opts.resume === true,
@@ -18,8 +19,8 @@ export function importOptions(args: string[], opts: Record<string, unknown>): Im
   if (country !== undefined) o.country = country;
   const rejects = str(opts.rejects);
   if (rejects !== undefined) o.rejects = rejects;
-  const encoding = str(opts.encoding);
-  if (encoding !== undefined) o.encoding = encoding as EncodingName; // commander checked it against the choices
+  const encoding = choice(opts.encoding, ENCODINGS);
+  if (encoding !== undefined) o.encoding = encoding;
   const delimiter = str(opts.delimiter);
   if (delimiter !== undefined) o.delimiter = delimiter;
   const sheet = str(opts.sheet);
