@@ -3,8 +3,7 @@
  * outcome, or `--from` a file — never both, and the file flags only with a file.
  */
 import { UsageError } from '../../errors.js';
-import { ENCODINGS } from '../file-options.js';
-import { choice } from '../parse.js';
+import { fileJobValues } from '../file-options.js';
 import type { WritebackOptions } from '../../writeback/run-writeback.js';
 
 export type OutcomeOptions =
@@ -25,17 +24,9 @@ export function outcomeOptions(args: string[], opts: Record<string, unknown>): O
       kind: 'file',
       file: from,
       map: Array.isArray(opts.map) ? opts.map.map(String) : [],
-      dryRun: opts.dryRun === true,
-      resume: opts.resume === true,
-      restart: opts.restart === true,
+      ...fileJobValues(opts),
     };
     if (currency !== undefined) o.currency = currency;
-    const rejects = str(opts.rejects);
-    if (rejects !== undefined) o.rejects = rejects;
-    const encoding = choice(opts.encoding, ENCODINGS);
-    if (encoding !== undefined) o.encoding = encoding;
-    const delimiter = str(opts.delimiter);
-    if (delimiter !== undefined) o.delimiter = delimiter;
     return o;
   }
   for (const flag of FILE_ONLY) if (opts[flag] !== undefined) throw new UsageError(`${flagName(flag)} applies only with --from`, 'callctl calls outcome --from outcomes.csv');
