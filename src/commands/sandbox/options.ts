@@ -3,7 +3,10 @@ import type { SandboxOptions } from '../../sandbox/index.js';
 import type { HeaderStyle, LimiterShape } from '../../sandbox/ratelimit.js';
 import { choice } from '../parse.js';
 
-/** The shapes `--limiter` offers, and the header forms of `--ratelimit-headers` (docs/sandbox.md). */
+/**
+ * The shapes `--limiter` offers, and the header forms of `--ratelimit-headers` (docs/sandbox.md):
+ * the sandbox's own lists, restated because the command tree must not load the sandbox's code.
+ */
 export const LIMITERS: readonly LimiterShape[] = ['bucket', 'window', 'sliding', 'concurrency'];
 export const HEADER_STYLES: readonly HeaderStyle[] = ['none', 'draft6', 'draft8', 'x'];
 
