@@ -21,7 +21,8 @@ export async function run(ctx: Context, o: EditOptions): Promise<number> {
   const client = await ctx.api();
   if (changesTags) {
     const current = await getContact(client, id);
-    const had = Array.isArray((current as { tags?: unknown })?.tags) ? ((current as { tags: unknown[] }).tags.map(String)) : [];
+    const tags = typeof current === 'object' && current !== null && 'tags' in current ? current.tags : undefined;
+    const had = Array.isArray(tags) ? tags.map(String) : [];
     for (const t of remove) if (!had.includes(t)) ctx.log.warn(`contact ${id} has no tag "${t}"`);
     const next = [...new Set([...had.filter((t) => !remove.includes(t)), ...add.filter((t) => !remove.includes(t))])];
     if (Object.keys(fields).length === 0 && next.length === had.length && next.every((t, i) => t === had[i])) {
