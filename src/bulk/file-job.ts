@@ -22,16 +22,30 @@ export interface JobSource extends SourceShape {
   size: number | undefined;
 }
 
-/** Opens the journal and rejects file of a file job run by a command (see job.ts). */
+/** What every file job's command line says of the file: which one, --dry-run, --resume/--restart, --rejects. */
+export interface FileJobFlags {
+  file: string;
+  dryRun: boolean;
+  resume: boolean;
+  restart: boolean;
+  rejects?: string | undefined;
+}
+
+/**
+ * Opens the journal and rejects file of a file job run by a command (see job.ts). Jobs differ only
+ * in their `kind` and `identity`: the settings that, changed, make an earlier journal another run's.
+ */
 export async function openFileJob(
   ctx: Context,
   source: JobSource,
-  o: { kind: string; file: string; dryRun: boolean; resume: boolean; restart: boolean; rejects: string | undefined; identity: Record<string, unknown> },
+  kind: string,
+  o: FileJobFlags,
+  identity: Record<string, unknown>,
 ): Promise<JobFiles & { shownName: string }> {
   const stdin = o.file === '-';
   const shownName = stdin ? 'stdin' : o.file;
   const files = await openJob({
-    kind: o.kind,
+    kind,
     file: o.file,
     shownName,
     path: stdin ? '-' : resolve(ctx.deps.cwd, o.file),
@@ -39,7 +53,7 @@ export async function openFileJob(
     dryRun: o.dryRun,
     resume: o.resume,
     restart: o.restart,
-    identity: o.identity,
+    identity,
     configPath: async () => (await ctx.config()).path,
     rejectsPath: o.rejects,
     header: source.header,

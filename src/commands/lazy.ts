@@ -23,9 +23,10 @@ export function actionParts(actionArgs: unknown[]): { args: string[]; opts: Reco
 }
 
 /**
- * A verb whose options are one typed object: `toOptions` turns commander's values into it — and
- * checks them — before the verb's code loads, so a bad option costs no import and `run` casts
- * nothing. The object is what in-process tests assert on.
+ * How every verb is bound: its options are one typed object, which `toOptions` (the verb's
+ * `*options.ts`, beside its index.ts) makes from commander's values — and checks — before the
+ * verb's code loads, so a bad option costs no import and `run` casts nothing. The object is what
+ * the in-process tests (test/cli/options.test.ts) assert on.
  */
 export function typed<O>(
   toOptions: (args: string[], opts: Record<string, unknown>) => O,

@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { DEFAULT_LIMIT, type PageQuery } from '../http/paginate.js';
 import { type Column, createListWriter } from '../output/writers.js';
+import type { ListOptions } from './list-options.js';
 
 export interface ListSpec {
   list(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]>;
@@ -17,17 +18,17 @@ export interface ListSpec {
   filter?: (item: unknown) => boolean;
 }
 
-export async function runList(ctx: Context, opts: Record<string, unknown>, spec: ListSpec): Promise<number> {
+export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Promise<number> {
   const format = ctx.format;
-  const max = opts.max as number | undefined;
+  const { max } = o;
   const filter = spec.filter;
-  const every = opts.all === true || max !== undefined || filter !== undefined;
+  const every = o.all || max !== undefined || filter !== undefined;
   const client = await ctx.api();
   const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? spec.csv : spec.table);
   // `--max 5` alone needs one small page, not the default 50.
-  const limit = (opts.limit as number | undefined) ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
+  const limit = o.limit ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
   const q: Omit<PageQuery, 'path'> = {
-    ...(opts.page !== undefined ? { page: opts.page as number } : {}),
+    ...(o.page !== undefined ? { page: o.page } : {}),
     ...(limit !== undefined ? { limit } : {}),
   };
   let count = 0;
@@ -43,15 +44,15 @@ export async function runList(ctx: Context, opts: Record<string, unknown>, spec:
       if (!every || (max !== undefined && count >= max)) break;
     }
   } catch (err) {
-    if (err instanceof ApiError && err.status === 422 && opts.limit !== undefined) {
+    if (err instanceof ApiError && err.status === 422 && o.limit !== undefined) {
       const { method, path, status, serverMessage, body, attempts } = err;
-      throw new ApiError(err.code, err.message, { method, path, status, serverMessage, body, attempts }, `--limit ${String(opts.limit)} is more than the service gives in one page; use --all (or --max N) to read several pages`);
+      throw new ApiError(err.code, err.message, { method, path, status, serverMessage, body, attempts }, `--limit ${String(o.limit)} is more than the service gives in one page; use --all (or --max N) to read several pages`);
     }
     throw err;
   }
   await writer.end();
   if (format === 'table') {
-    const where = every ? (filter ? ` (of ${read} read)` : '') : ` (page ${String(opts.page ?? 1)}; --all for every page)`;
+    const where = every ? (filter ? ` (of ${read} read)` : '') : ` (page ${String(o.page ?? 1)}; --all for every page)`;
     ctx.log.info(`${count} shown${where}`);
   }
   return 0;

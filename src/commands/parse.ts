@@ -3,6 +3,7 @@
  * a usage error (exit 2) naming what was expected, never NaN flowing into a request.
  */
 import { InvalidArgumentError } from 'commander';
+import { UsageError } from '../errors.js';
 
 /** An integer in [min, max]. */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
@@ -31,4 +32,19 @@ export function decimal(min: number, max = Number.POSITIVE_INFINITY, exclusiveMi
 /** Collects a repeatable option into an array. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/**
+ * A positional commander requires (`<id>`): always there when the action runs, so the usage error
+ * is commander's own line — this only gives the typed options a string without a cast.
+ */
+export function required(args: string[], i: number, name: string): string {
+  const value = args[i];
+  if (value === undefined) throw new UsageError(`missing required argument '${name}'`);
+  return value;
+}
+
+/** A value commander checked with `.choices(choices)`, typed without a cast; undefined when not given. */
+export function choice<T extends string>(value: unknown, choices: readonly T[]): T | undefined {
+  return choices.find((c) => c === value);
 }

@@ -80,15 +80,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, {
-    kind: 'import',
-    file: o.file,
-    dryRun: o.dryRun,
-    resume: o.resume,
-    restart: o.restart,
-    rejects: o.rejects,
-    identity: { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) },
-  });
+  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, 'import', o, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) });
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);

@@ -80,13 +80,26 @@ class Bucket implements Shape {
   }
 }
 
-/** Fixed windows aligned to the clock, each admitting `quota` requests. */
-class FixedWindow implements Shape {
-  private readonly keys = new Map<string, { start: number; used: number }>();
+/** What the fixed and the sliding window share: `quota` requests a `windowMs`, and how a key stands. */
+abstract class Windowed implements Shape {
   constructor(
-    private readonly quota: number,
-    private readonly windowMs: number,
+    protected readonly quota: number,
+    protected readonly windowMs: number,
   ) {}
+
+  abstract admit(key: string, now: number): { allowed: boolean; standing: Standing };
+
+  /** The verdict when `used` of the quota is taken and it is whole again in `untilSec` seconds. */
+  protected verdict(allowed: boolean, used: number, untilSec: number): { allowed: boolean; standing: Standing } {
+    const standing: Standing = { limit: this.quota, remaining: this.quota - used, resetSec: untilSec, windowSec: Math.max(1, Math.round(this.windowMs / 1000)) };
+    if (!allowed) standing.retryAfterSec = untilSec;
+    return { allowed, standing };
+  }
+}
+
+/** Fixed windows aligned to the clock, each admitting `quota` requests. */
+class FixedWindow extends Windowed {
+  private readonly keys = new Map<string, { start: number; used: number }>();
 
   admit(key: string, now: number) {
     const start = Math.floor(now / this.windowMs) * this.windowMs;
@@ -94,20 +107,13 @@ class FixedWindow implements Shape {
     if (!w || w.start !== start) this.keys.set(key, (w = { start, used: 0 }));
     const allowed = w.used < this.quota;
     if (allowed) w.used += 1;
-    const toEnd = Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
-    const standing: Standing = { limit: this.quota, remaining: this.quota - w.used, resetSec: toEnd, windowSec: Math.max(1, Math.round(this.windowMs / 1000)) };
-    if (!allowed) standing.retryAfterSec = toEnd;
-    return { allowed, standing };
+    return this.verdict(allowed, w.used, Math.max(1, Math.ceil((start + this.windowMs - now) / 1000)));
   }
 }
 
 /** At most `quota` admitted requests in any `windowMs` (a sliding log). */
-class SlidingWindow implements Shape {
+class SlidingWindow extends Windowed {
   private readonly keys = new Map<string, { times: Float64Array; head: number; size: number }>();
-  constructor(
-    private readonly quota: number,
-    private readonly windowMs: number,
-  ) {}
 
   admit(key: string, now: number) {
     let log = this.keys.get(key);
@@ -122,10 +128,7 @@ class SlidingWindow implements Shape {
       log.size += 1;
     }
     const oldest = log.size > 0 ? (log.times[log.head] as number) : now;
-    const untilFree = Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
-    const standing: Standing = { limit: this.quota, remaining: this.quota - log.size, resetSec: untilFree, windowSec: Math.max(1, Math.round(this.windowMs / 1000)) };
-    if (!allowed) standing.retryAfterSec = untilFree;
-    return { allowed, standing };
+    return this.verdict(allowed, log.size, Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)));
   }
 }
 

@@ -87,15 +87,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, {
-    kind: 'writeback',
-    file: o.file,
-    dryRun: o.dryRun,
-    resume: o.resume,
-    restart: o.restart,
-    rejects: o.rejects,
-    identity: { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter },
-  });
+  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, 'writeback', o, { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter });
 
   const cell = (cells: string[], i: number | undefined) => (i === undefined ? undefined : (cells[i] ?? '').trim());
   const plan: BulkPlan<{ callId: string; outcome: Outcome }> = {

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import { CALL_CSV, getCall } from '../../api/calls.js';
 import { writeRecord } from '../../output/writers.js';
+import type { CallsGetOptions } from './options.js';
 
-export async function run(ctx: Context, args: string[]): Promise<number> {
+export async function run(ctx: Context, o: CallsGetOptions): Promise<number> {
   const format = ctx.format;
-  const call = await getCall(await ctx.api(), args[0] as string);
+  const call = await getCall(await ctx.api(), o.callId);
   await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV);
   return 0;
 }

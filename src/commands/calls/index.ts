@@ -1,20 +1,17 @@
 /** `callctl calls …`: definitions only; each verb's code loads when it runs. */
 import type { Command } from 'commander';
 import { type Bind, typed } from '../lazy.js';
+import { callsLsOptions } from './ls-options.js';
+import { callsGetOptions, callsSummaryOptions } from './options.js';
 import { outcomeOptions } from './outcome-options.js';
 import { fileJobOptions } from '../file-options.js';
-import { collect, decimal, integer } from '../parse.js';
+import { listFlags } from '../list-options.js';
+import { collect, decimal } from '../parse.js';
 
 export function registerCalls(program: Command, bind: Bind): void {
   const calls = program.command('calls').description('list and show calls, write call outcomes back');
 
-  calls
-    .command('ls')
-    .description('list calls, one page or every page (--all, streamed)')
-    .option('--page <n>', 'page to show (default 1)', integer(1))
-    .option('--limit <n>', 'calls per page (default 50)', integer(1))
-    .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'list up to this many calls, across pages as needed (with or without --all)', integer(1))
+  listFlags(calls.command('ls').description('list calls, one page or every page (--all, streamed)'), 'calls')
     .option('--outcome <outcome>', 'only calls with this outcome (snake_case, e.g. booked_job); reads every page')
     .option('--since <date>', 'only calls started at or after this time (2026-10-01 or ISO 8601); reads every page')
     .option('--until <date>', 'only calls started before this time; a date alone includes that whole day (UTC); reads every page')
@@ -30,14 +27,14 @@ Examples:
   callctl calls ls --all --format ndjson > calls.ndjson
   callctl calls ls --outcome booked_job --since 2026-10-01 --until 2026-10-31 --json`,
     )
-    .action(bind(() => import('./ls.js')));
+    .action(bind(typed(callsLsOptions, () => import('./ls.js'))));
 
   calls
     .command('get')
     .description('show one call')
     .argument('<callId>', 'call id')
     .addHelpText('after', '\nExamples:\n  callctl calls get call_123 --json')
-    .action(bind(() => import('./get.js')));
+    .action(bind(typed(callsGetOptions, () => import('./get.js'))));
 
   fileJobOptions(calls.command('outcome'), { scope: 'with --from: ', job: 'writeback', dryRun: 'check every row, send nothing (needs no key)' })
     .description('write call outcomes (and their values) back: one call, or a file of them with --from')
@@ -58,5 +55,5 @@ Examples:
     .description('total every call per outcome (and per --by field): calls, and value per currency — reads every page')
     .option('--by <field>', 'also group by this field of the call, e.g. channel')
     .addHelpText('after', '\nExamples:\n  callctl calls summary\n  callctl calls summary --by channel --json')
-    .action(bind(() => import('./summary.js')));
+    .action(bind(typed(callsSummaryOptions, () => import('./summary.js'))));
 }

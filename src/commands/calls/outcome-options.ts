@@ -3,7 +3,7 @@
  * outcome, or `--from` a file — never both, and the file flags only with a file.
  */
 import { UsageError } from '../../errors.js';
-import type { EncodingName } from '../../import/source.js';
+import { fileJobValues } from '../file-options.js';
 import type { WritebackOptions } from '../../writeback/run-writeback.js';
 
 export type OutcomeOptions =
@@ -24,17 +24,9 @@ export function outcomeOptions(args: string[], opts: Record<string, unknown>): O
       kind: 'file',
       file: from,
       map: Array.isArray(opts.map) ? opts.map.map(String) : [],
-      dryRun: opts.dryRun === true,
-      resume: opts.resume === true,
-      restart: opts.restart === true,
+      ...fileJobValues(opts),
     };
     if (currency !== undefined) o.currency = currency;
-    const rejects = str(opts.rejects);
-    if (rejects !== undefined) o.rejects = rejects;
-    const encoding = str(opts.encoding);
-    if (encoding !== undefined) o.encoding = encoding as EncodingName; // commander checked the choices
-    const delimiter = str(opts.delimiter);
-    if (delimiter !== undefined) o.delimiter = delimiter;
     return o;
   }
   for (const flag of FILE_ONLY) if (opts[flag] !== undefined) throw new UsageError(`${flagName(flag)} applies only with --from`, 'callctl calls outcome --from outcomes.csv');

@@ -6,10 +6,10 @@ import type { Context } from '../../context.js';
 import { allItems } from '../../http/paginate.js';
 import { createListWriter } from '../../output/writers.js';
 import { formatTotals, OutcomeTotals } from '../../writeback/totals.js';
+import type { CallsSummaryOptions } from './options.js';
 
-export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
+export async function run(ctx: Context, { by }: CallsSummaryOptions): Promise<number> {
   const format = ctx.format;
-  const by = typeof opts.by === 'string' && opts.by.trim() !== '' ? opts.by.trim() : undefined;
   const client = await ctx.api();
   const totals = new OutcomeTotals(by);
   let calls = 0;

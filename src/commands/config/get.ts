@@ -2,12 +2,13 @@
 import type { Context } from '../../context.js';
 import { explainSettings, type Sourced } from '../../config/settings.js';
 import { checkKey, SET_BY, shown, whence } from './keys.js';
+import type { ConfigOptions } from './options.js';
 
-export async function run(ctx: Context, rawKey: string | undefined): Promise<number> {
-  const key = checkKey(rawKey);
+export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
+  const key = checkKey(o.key);
   const store = await ctx.config();
   const out = ctx.deps.io.stdout;
-  const s = explainSettings(ctx.globals, ctx.deps.env, store.profile(ctx.profileName))[key] as Sourced<unknown> | undefined;
+  const s: Sourced<unknown> | undefined = explainSettings(ctx.globals, ctx.deps.env, store.profile(ctx.profileName))[key];
   if (s === undefined) {
     ctx.log.info(`${key} is not set (set it with ${SET_BY[key]})`);
     return 0;

@@ -12,8 +12,9 @@ export type Key = (typeof KEYS)[number];
 
 export function checkKey(key: string | undefined): Key {
   if (key === undefined) throw new UsageError('which setting?', `one of ${KEYS.join(', ')}`);
-  if (!(KEYS as readonly string[]).includes(key)) throw new UsageError(`unknown setting "${key}"`, `one of ${KEYS.join(', ')}`);
-  return key as Key;
+  const known = KEYS.find((k) => k === key);
+  if (known === undefined) throw new UsageError(`unknown setting "${key}"`, `one of ${KEYS.join(', ')}`);
+  return known;
 }
 
 export async function parseValue(key: Key, value: string): Promise<string | number> {

@@ -1,6 +1,6 @@
 /** `callctl config list`: every setting in effect, and where it comes from. */
 import type { Context } from '../../context.js';
-import { explainSettings, type ExplainedSettings, type Sourced } from '../../config/settings.js';
+import { explainSettings, type Sourced } from '../../config/settings.js';
 import { KEYS, shown, whence } from './keys.js';
 
 export async function run(ctx: Context): Promise<number> {
@@ -9,7 +9,7 @@ export async function run(ctx: Context): Promise<number> {
   const out = ctx.deps.io.stdout;
   const effective = explainSettings(ctx.globals, ctx.deps.env, store.profile(name));
   const entries = KEYS.flatMap((k) => {
-    const s = effective[k as keyof ExplainedSettings] as Sourced<unknown> | undefined;
+    const s: Sourced<unknown> | undefined = effective[k];
     return s ? [[k, shown(k, s.value), s] as const] : [];
   });
   if (ctx.format === 'json') {

@@ -6,15 +6,15 @@
  * a verb, beside this one.
  */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { requireFormat } from '../../output/format-check.js';
+import type { ConfigAction, ConfigOptions } from './options.js';
 
-/** What each verb receives: the context, the current profile's name, and its arguments. */
+/** What each verb receives: the context and the typed options (its key and value). */
 export interface ConfigVerb {
-  run(ctx: Context, key: string | undefined, value: string | undefined): Promise<number>;
+  run(ctx: Context, o: ConfigOptions): Promise<number>;
 }
 
-const VERBS: Record<string, () => Promise<ConfigVerb>> = {
+const VERBS: Record<ConfigAction, () => Promise<ConfigVerb>> = {
   get: () => import('./get.js'),
   set: () => import('./set.js'),
   unset: () => import('./unset.js'),
@@ -22,11 +22,9 @@ const VERBS: Record<string, () => Promise<ConfigVerb>> = {
   path: () => import('./path.js'),
 };
 
-export async function run(ctx: Context, args: string[]): Promise<number> {
-  const [action, key, value] = args as [string, string | undefined, string | undefined];
-  const load = VERBS[action];
-  if (!load) throw new UsageError(`unknown action ${action}`, 'get, set, unset, list or path');
+export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
+  const { action } = o;
   if (action === 'list' || action === 'get') requireFormat(`callctl config ${action}`, ctx.globals, ['table', 'json'], 'settings as key=value lines, or JSON with --json');
   else requireFormat(`callctl config ${action}`, ctx.globals, [], action === 'path' ? 'a path' : 'nothing on stdout');
-  return (await load()).run(ctx, key, value);
+  return (await VERBS[action]()).run(ctx, o);
 }

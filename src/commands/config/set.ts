@@ -3,9 +3,11 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { explainSettings, type Sourced } from '../../config/settings.js';
 import { checkKey, parseValue, shown, whence } from './keys.js';
+import type { ConfigOptions } from './options.js';
 
-export async function run(ctx: Context, rawKey: string | undefined, value: string | undefined): Promise<number> {
-  const key = checkKey(rawKey);
+export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
+  const key = checkKey(o.key);
+  const { value } = o;
   if (value === undefined) throw new UsageError(`config set ${key} needs a value`);
   const parsed = await parseValue(key, value);
   const store = await ctx.config();
@@ -14,7 +16,7 @@ export async function run(ctx: Context, rawKey: string | undefined, value: strin
   store.writeProfile(name, { ...profile, [key]: parsed });
   ctx.log.info(`${key} set to ${String(parsed)} in profile "${name}"`);
   // A flag or a variable in effect hides the profile's value: say so, or the operator is misled.
-  const hidden = explainSettings(ctx.globals, ctx.deps.env, { ...profile, [key]: parsed })[key] as Sourced<unknown> | undefined;
+  const hidden: Sourced<unknown> | undefined = explainSettings(ctx.globals, ctx.deps.env, { ...profile, [key]: parsed })[key];
   if (hidden && hidden.source !== 'profile') ctx.log.warn(`${whence(hidden)} takes precedence over the profile: commands use ${shown(key, hidden.value)}`);
   return 0;
 }

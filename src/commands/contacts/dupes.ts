@@ -11,9 +11,10 @@ import type { Context } from '../../context.js';
 import { everyContact, isNational } from '../../erasure/people.js';
 import { createListWriter } from '../../output/writers.js';
 import { regionOf } from '../../phone/e164.js';
+import type { DupesOptions } from './options.js';
 
-export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
-  const region = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
+export async function run(ctx: Context, o: DupesOptions): Promise<number> {
+  const region = regionOf(o.country, (await ctx.settings()).country);
   if (region === undefined) ctx.log.warn('no region set (--country or config set country): national-format phones cannot be read, only international ones compared');
   const format = ctx.format;
   const client = await ctx.api();
@@ -31,7 +32,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
   }
   const groups = [...byNumber].filter(([, ids]) => ids.length > 1).map(([phone, ids]) => ({ phone, ids }));
   let fixed = 0;
-  if (opts.fix === true) {
+  if (o.fix) {
     for (const n of national) {
       if ((byNumber.get(n.e164)?.length ?? 0) > 1) continue; // a group: a person decides
       await updateContact(client, n.id, { phone: n.e164 });
@@ -54,6 +55,6 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
     ]);
     await writer.end();
   }
-  ctx.log.info(`${read} contacts read: ${groups.length} number${groups.length === 1 ? '' : 's'} held by several contacts, ${national.length} stored in national format${opts.fix === true ? `, ${fixed} fixed` : ''}`);
+  ctx.log.info(`${read} contacts read: ${groups.length} number${groups.length === 1 ? '' : 's'} held by several contacts, ${national.length} stored in national format${o.fix ? `, ${fixed} fixed` : ''}`);
   return 0;
 }

@@ -7,13 +7,12 @@ import { UsageError } from '../../errors.js';
 import { CONTACT_CSV, getContact, updateContact } from '../../api/contacts.js';
 import { writeRecord } from '../../output/writers.js';
 import { contactFields } from './fields.js';
+import type { EditOptions } from './fields-options.js';
 
-export async function run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number> {
+export async function run(ctx: Context, o: EditOptions): Promise<number> {
   const format = ctx.format;
-  const id = args[0] as string;
-  const fields = await contactFields(ctx, opts);
-  const add = tagList(opts.addTag);
-  const remove = tagList(opts.removeTag);
+  const { id, addTag: add, removeTag: remove } = o;
+  const fields = await contactFields(ctx, o.fields);
   const changesTags = add.length > 0 || remove.length > 0;
   if (changesTags && fields.tags !== undefined) {
     throw new UsageError('--tag (or tags in --data) sets exactly the tags given; it cannot be combined with --add-tag/--remove-tag', 'use one or the other');
@@ -22,7 +21,8 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   const client = await ctx.api();
   if (changesTags) {
     const current = await getContact(client, id);
-    const had = Array.isArray((current as { tags?: unknown })?.tags) ? ((current as { tags: unknown[] }).tags.map(String)) : [];
+    const tags = typeof current === 'object' && current !== null && 'tags' in current ? current.tags : undefined;
+    const had = Array.isArray(tags) ? tags.map(String) : [];
     for (const t of remove) if (!had.includes(t)) ctx.log.warn(`contact ${id} has no tag "${t}"`);
     const next = [...new Set([...had.filter((t) => !remove.includes(t)), ...add.filter((t) => !remove.includes(t))])];
     if (Object.keys(fields).length === 0 && next.length === had.length && next.every((t, i) => t === had[i])) {
@@ -36,9 +36,4 @@ export async function run(ctx: Context, args: string[], opts: Record<string, unk
   ctx.log.info(`updated ${Object.keys(fields).join(', ')} of contact ${id}${changesTags ? ` (tags now: ${(fields.tags ?? []).join(', ') || 'none'})` : ''}`);
   await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
   return 0;
-}
-
-/** Tags from a repeatable option, trimmed, empty ones dropped. */
-function tagList(value: unknown): string[] {
-  return Array.isArray(value) ? value.map((t) => String(t).trim()).filter((t) => t !== '') : [];
 }

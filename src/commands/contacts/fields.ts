@@ -8,9 +8,9 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ContactFields } from '../../api/contacts.js';
-import { CONTACT_FIELDS, isEmail, STRING_FIELDS } from '../../api/fields.js';
+import { CONTACT_FIELDS, isEmail } from '../../api/fields.js';
+import type { FieldInput } from './fields-options.js';
 
-const STRING_FLAGS = STRING_FIELDS;
 const ALL_FIELDS = new Set<string>(CONTACT_FIELDS);
 
 function fromData(ctx: Context, raw: string): Record<string, unknown> {
@@ -37,10 +37,10 @@ function fromData(ctx: Context, raw: string): Record<string, unknown> {
 }
 
 /** Builds the body to send; `country` is the region for a national-format phone. */
-export async function contactFields(ctx: Context, opts: Record<string, unknown>): Promise<ContactFields> {
-  const fields: Record<string, unknown> = opts.data !== undefined ? fromData(ctx, String(opts.data)) : {};
-  for (const f of STRING_FLAGS) if (opts[f] !== undefined) fields[f] = String(opts[f]);
-  if (opts.tag !== undefined) fields.tags = opts.tag as string[];
+export async function contactFields(ctx: Context, input: FieldInput): Promise<ContactFields> {
+  const fields: Record<string, unknown> = input.data !== undefined ? fromData(ctx, input.data) : {};
+  Object.assign(fields, input.flags);
+  if (input.tags !== undefined) fields.tags = input.tags;
 
   for (const [k, v] of Object.entries(fields)) {
     if (k === 'tags') {
@@ -56,7 +56,7 @@ export async function contactFields(ctx: Context, opts: Record<string, unknown>)
   }
   if (typeof fields.phone === 'string' && fields.phone !== '') {
     const { regionOf, toE164 } = await import('../../phone/e164.js');
-    const country = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
+    const country = regionOf(input.country, (await ctx.settings()).country);
     const phone = toE164(fields.phone, country);
     if (!phone.ok) throw new UsageError(phone.reason, 'nothing was sent');
     fields.phone = phone.e164;

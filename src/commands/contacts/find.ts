@@ -10,19 +10,18 @@ import { EXIT, UsageError } from '../../errors.js';
 import { everyContact } from '../../erasure/people.js';
 import { createListWriter } from '../../output/writers.js';
 import { regionOf, toE164 } from '../../phone/e164.js';
+import type { FindOptions } from './options.js';
 
-export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
-  const phone = opts.phone as string | undefined;
-  const email = opts.email as string | undefined;
-  if ((phone === undefined) === (email === undefined)) throw new UsageError('give --phone or --email (one of them)', 'e.g. callctl contacts find --phone "+44 7911 123456"');
-  const region = regionOf(opts.country as string | undefined, (await ctx.settings()).country);
+export async function run(ctx: Context, o: FindOptions): Promise<number> {
+  const region = regionOf(o.country, (await ctx.settings()).country);
   let wanted: string;
-  if (phone !== undefined) {
-    const read = toE164(phone, region);
+  if (o.by === 'phone') {
+    const read = toE164(o.phone, region);
     if (!read.ok) throw new UsageError(read.reason, 'give the number in international format (+44…) or with --country');
     wanted = read.e164;
   } else {
-    wanted = (email as string).trim().toLowerCase();
+    // Checked after the region: with a bad --country as well, the region's error is the one shown.
+    wanted = o.email.trim().toLowerCase();
     if (wanted === '') throw new UsageError('--email is empty');
   }
   const format = ctx.format;
@@ -32,11 +31,11 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
   let read = 0;
   for await (const { stored, raw } of everyContact(client, region)) {
     read += 1;
-    if ((phone !== undefined ? stored.e164 : stored.email) !== wanted) continue;
+    if ((o.by === 'phone' ? stored.e164 : stored.email) !== wanted) continue;
     found += 1;
     await writer.write([raw]);
   }
   await writer.end();
-  ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${phone !== undefined ? `with phone ${wanted}` : `with e-mail ${wanted}`}`);
+  ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${o.by === 'phone' ? `with phone ${wanted}` : `with e-mail ${wanted}`}`);
   return found > 0 ? EXIT.ok : EXIT.notFound;
 }

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import { CONTACT_CSV, getContact } from '../../api/contacts.js';
 import { writeRecord } from '../../output/writers.js';
+import type { ContactsGetOptions } from './options.js';
 
-export async function run(ctx: Context, args: string[]): Promise<number> {
+export async function run(ctx: Context, o: ContactsGetOptions): Promise<number> {
   const format = ctx.format;
-  const contact = await getContact(await ctx.api(), args[0] as string);
+  const contact = await getContact(await ctx.api(), o.id);
   await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
   return 0;
 }

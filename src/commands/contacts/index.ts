@@ -1,8 +1,13 @@
 /** `callctl contacts …`: definitions only; each verb's code loads when it runs. */
 import { type Command, Option } from 'commander';
 import { type Bind, typed } from '../lazy.js';
+import { addOptions, editOptions } from './fields-options.js';
+import { contactsLsOptions } from './ls-options.js';
+import { contactsGetOptions, dupesOptions, findOptions } from './options.js';
 import { rmOptions } from './rm-options.js';
-import { collect, integer } from '../parse.js';
+import { listFlags } from '../list-options.js';
+import { ENCODINGS } from '../file-options.js';
+import { collect } from '../parse.js';
 
 /** The field flags shared by `add` and `edit`. */
 function fieldFlags(cmd: Command): Command {
@@ -25,13 +30,7 @@ function fieldFlags(cmd: Command): Command {
 export function registerContacts(program: Command, bind: Bind): void {
   const contacts = program.command('contacts').description('list, show, create, change and erase contacts');
 
-  contacts
-    .command('ls')
-    .description('list contacts, one page or every page (--all, streamed)')
-    .option('--page <n>', 'page to show (default 1)', integer(1))
-    .option('--limit <n>', 'contacts per page (default 50)', integer(1))
-    .option('--all', 'every page, in order, printed as it arrives')
-    .option('--max <n>', 'list up to this many contacts, across pages as needed (with or without --all)', integer(1))
+  listFlags(contacts.command('ls').description('list contacts, one page or every page (--all, streamed)'), 'contacts')
     .option('--tag <tag>', 'only contacts with this tag (repeat: with every one of them); reads every page', collect)
     .option('--status <status>', 'only contacts with this status; reads every page')
     .addHelpText(
@@ -48,18 +47,18 @@ Examples:
   callctl contacts ls --tag vip --status customer
   callctl contacts ls --all --max 500 --json | jq '.[].phone'`,
     )
-    .action(bind(() => import('./ls.js')));
+    .action(bind(typed(contactsLsOptions, () => import('./ls.js'))));
 
   contacts
     .command('get')
     .description('show one contact')
     .argument('<id>', 'contact id')
     .addHelpText('after', '\nExamples:\n  callctl contacts get ct_123\n  callctl contacts get ct_123 --json')
-    .action(bind(() => import('./get.js')));
+    .action(bind(typed(contactsGetOptions, () => import('./get.js'))));
 
   fieldFlags(contacts.command('add').description('create a contact (or, with an E.164 phone the service knows, update that contact)'))
     .addHelpText('after', '\nExamples:\n  callctl contacts add --first-name Ada --phone "+44 20 7946 0958" --tag vip\n  callctl contacts add --phone "020 7946 0958" --country GB --email ada@example.com\n  callctl contacts add --data @contact.json --json')
-    .action(bind(() => import('./add.js')));
+    .action(bind(typed(addOptions, () => import('./add.js'))));
 
   fieldFlags(contacts.command('edit').description('change only the given fields of a contact').argument('<id>', 'contact id'))
     .option('--add-tag <tag>', 'add a tag and keep the others (repeatable)', collect)
@@ -77,7 +76,7 @@ Examples:
   callctl contacts edit ct_123 --tag vip --tag 2026 --json
   callctl contacts edit ct_123 --data '{"notes":"called back"}'`,
     )
-    .action(bind(() => import('./edit.js')));
+    .action(bind(typed(editOptions, () => import('./edit.js'))));
 
   contacts
     .command('rm')
@@ -91,7 +90,7 @@ Examples:
     .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl; required for stdin)')
     .addOption(new Option('--resume', 'with --from: continue the unfinished erasure of this file').conflicts('restart'))
     .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
-    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(['utf8', 'utf16le', 'latin1', 'windows-1252']))
+    .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(ENCODINGS))
     .addHelpText(
       'after',
       '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm --json\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
@@ -105,7 +104,7 @@ Examples:
     .option('--email <address>', 'the e-mail (case and surrounding spaces ignored)')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
     .addHelpText('after', '\nExamples:\n  callctl contacts find --phone "+44 7911 123456" --country GB\n  callctl contacts find --email Ada@Example.com --json')
-    .action(bind(() => import('./find.js')));
+    .action(bind(typed(findOptions, () => import('./find.js'))));
 
   contacts
     .command('dupes')
@@ -113,5 +112,5 @@ Examples:
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
     .option('--fix', 'rewrite a national-format phone to E.164 where no other contact has that number (groups are only reported)')
     .addHelpText('after', '\nExamples:\n  callctl contacts dupes --country GB\n  callctl contacts dupes --country GB --fix --json')
-    .action(bind(() => import('./dupes.js')));
+    .action(bind(typed(dupesOptions, () => import('./dupes.js'))));
 }

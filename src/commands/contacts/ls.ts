@@ -2,11 +2,10 @@
 import type { Context } from '../../context.js';
 import { CONTACT_CSV, CONTACT_TABLE, listContacts } from '../../api/contacts.js';
 import { runList } from '../list.js';
+import type { ContactsLsOptions } from './ls-options.js';
 
 /** Keeps contacts that carry every given tag and the given status, ignoring case. */
-function contactFilter(opts: Record<string, unknown>): ((item: unknown) => boolean) | undefined {
-  const tags = Array.isArray(opts.tag) ? opts.tag.map((t) => String(t).trim().toLowerCase()) : [];
-  const status = typeof opts.status === 'string' ? opts.status.trim().toLowerCase() : undefined;
+function contactFilter({ tags, status }: ContactsLsOptions): ((item: unknown) => boolean) | undefined {
   if (tags.length === 0 && status === undefined) return undefined;
   return (item) => {
     const c = item as { tags?: unknown; status?: unknown };
@@ -16,7 +15,7 @@ function contactFilter(opts: Record<string, unknown>): ((item: unknown) => boole
   };
 }
 
-export function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
-  const filter = contactFilter(opts);
-  return runList(ctx, opts, { list: listContacts, table: CONTACT_TABLE, csv: CONTACT_CSV, ...(filter ? { filter } : {}) });
+export function run(ctx: Context, o: ContactsLsOptions): Promise<number> {
+  const filter = contactFilter(o);
+  return runList(ctx, o, { list: listContacts, table: CONTACT_TABLE, csv: CONTACT_CSV, ...(filter ? { filter } : {}) });
 }

@@ -4,7 +4,8 @@
  */
 import { UsageError } from '../../errors.js';
 import type { ErasureOptions } from '../../erasure/run-erasure.js';
-import type { EncodingName } from '../../import/source.js';
+import { ENCODINGS } from '../file-options.js';
+import { choice } from '../parse.js';
 
 export type RmOptions = { kind: 'one'; id: string; confirm: boolean } | ({ kind: 'requests' } & ErasureOptions);
 
@@ -29,7 +30,7 @@ export function rmOptions(args: string[], opts: Record<string, unknown>): RmOpti
       receipts: str(opts.receipts),
       resume: opts.resume === true,
       restart: opts.restart === true,
-      encoding: str(opts.encoding) as EncodingName | undefined, // commander checked the choices
+      encoding: choice(opts.encoding, ENCODINGS),
     };
   }
   if (id === undefined) throw new UsageError('give the id of the contact to erase, or --phone, or --from', 'e.g. callctl contacts rm ct_123 --confirm');

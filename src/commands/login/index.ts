@@ -1,6 +1,7 @@
 /** `callctl login`: definition only. */
 import type { Command } from 'commander';
-import type { Bind } from '../lazy.js';
+import { type Bind, typed } from '../lazy.js';
+import { loginOptions } from './options.js';
 
 export function registerLogin(program: Command, bind: Bind): void {
   program
@@ -11,5 +12,5 @@ export function registerLogin(program: Command, bind: Bind): void {
       'after',
       '\nThe key is read from a hidden prompt, or from stdin when it is not a terminal.\n\nExamples:\n  callctl login --base-url https://api.example.com/api/v1\n  echo "$KEY" | callctl login --profile staging --base-url https://staging.example.com/api/v1',
     )
-    .action(bind(() => import('./run.js')));
+    .action(bind(typed(loginOptions, () => import('./run.js'))));
 }

@@ -6,6 +6,7 @@
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import type { InStream } from '../../deps.js';
+import type { LoginOptions } from './options.js';
 
 /** Reads a line from the terminal without echoing it. */
 function hiddenPrompt(ctx: Context, stdin: InStream): Promise<string> {
@@ -45,7 +46,7 @@ async function readKey(ctx: Context): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim().split(/\r?\n/)[0]?.trim() ?? '';
 }
 
-export async function run(ctx: Context, _args: string[], opts: Record<string, unknown>): Promise<number> {
+export async function run(ctx: Context, o: LoginOptions): Promise<number> {
   const settings = await ctx.settings();
   const { checkBaseUrl, checkSecretKey, maskKey } = await import('../../http/safety.js');
   if (settings.baseUrl === undefined) throw new UsageError('no base URL to log in to', 'add --base-url https://…/api/v1');
@@ -55,7 +56,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
   const key = checkSecretKey(raw);
   ctx.log.addSecret(key);
 
-  if (opts.verify !== false) {
+  if (o.verify) {
     const { createApiClient } = await import('../../http/client.js');
     const client = await createApiClient({ settings: { ...settings, apiKey: key, baseUrl: baseUrl.href }, deps: ctx.deps, log: ctx.log });
     ctx.onClose(() => client.close());
@@ -69,7 +70,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
   }
   const store = await ctx.config();
   store.writeProfile(settings.profileName, { ...store.profile(settings.profileName), apiKey: key, baseUrl: baseUrl.href.replace(/\/+$/, '') });
-  ctx.log.info(`logged in: profile "${settings.profileName}", key ${maskKey(key)}, ${baseUrl.href.replace(/\/+$/, '')}${opts.verify === false ? ' (not verified)' : ''}`);
+  ctx.log.info(`logged in: profile "${settings.profileName}", key ${maskKey(key)}, ${baseUrl.href.replace(/\/+$/, '')}${o.verify ? '' : ' (not verified)'}`);
   ctx.log.info(`saved in ${store.path}`);
   return 0;
 }

@@ -1,7 +1,7 @@
 /** `callctl sandbox`: definition only; the server code loads when it runs. */
 import { Option, type Command } from 'commander';
 import { type Bind, typed } from '../lazy.js';
-import { sandboxOptions } from './options.js';
+import { HEADER_STYLES, LIMITERS, sandboxOptions } from './options.js';
 import { decimal, integer } from '../parse.js';
 
 export function registerSandbox(program: Command, bind: Bind): void {
@@ -12,11 +12,11 @@ export function registerSandbox(program: Command, bind: Bind): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--rate-limit <n>', 'requests per second per key (0 turns limiting off)', decimal(0), 20)
     .option('--burst <n>', 'token-bucket size (default: the rate)', integer(1))
-    .addOption(new Option('--limiter <shape>', 'the limit\'s shape: a token bucket, fixed windows aligned to the clock, a sliding window, or a cap on requests answered at once').choices(['bucket', 'window', 'sliding', 'concurrency']).default('bucket'))
+    .addOption(new Option('--limiter <shape>', 'the limit\'s shape: a token bucket, fixed windows aligned to the clock, a sliding window, or a cap on requests answered at once').choices(LIMITERS).default('bucket'))
     .option('--window <ms>', 'window length for --limiter window|sliding (quota = rate × window)', integer(1), 1000)
     .option('--max-inflight <n>', 'for --limiter concurrency: most requests answered at once', integer(1), 4)
     .option('--latency <ms>', 'every admitted request takes this long to answer', integer(0), 0)
-    .addOption(new Option('--ratelimit-headers <form>', 'rate-limit headers on answers: none (only 429 + Retry-After), draft6 (RateLimit-*), draft8 (RateLimit-Policy + RateLimit), x (X-RateLimit-*, Unix-time reset)').choices(['none', 'draft6', 'draft8', 'x']).default('draft6'))
+    .addOption(new Option('--ratelimit-headers <form>', 'rate-limit headers on answers: none (only 429 + Retry-After), draft6 (RateLimit-*), draft8 (RateLimit-Policy + RateLimit), x (X-RateLimit-*, Unix-time reset)').choices(HEADER_STYLES).default('draft6'))
     .option('--faults <p>', 'share of requests that fail (500, 503, dropped, held back)', decimal(0, 1), 0)
     .option('--fault-delay <ms>', 'how long a held-back reply waits', integer(0), 5000)
     .option('--seed <n>', 'create this many calls (and their contacts) at start', integer(0), 0)

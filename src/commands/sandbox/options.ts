@@ -1,6 +1,14 @@
 /** `callctl sandbox`'s options, typed from commander's values (each already parsed and range-checked there). */
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { HeaderStyle, LimiterShape } from '../../sandbox/ratelimit.js';
+import { choice } from '../parse.js';
+
+/**
+ * The shapes `--limiter` offers, and the header forms of `--ratelimit-headers` (docs/sandbox.md):
+ * the sandbox's own lists, restated because the command tree must not load the sandbox's code.
+ */
+export const LIMITERS: readonly LimiterShape[] = ['bucket', 'window', 'sliding', 'concurrency'];
+export const HEADER_STYLES: readonly HeaderStyle[] = ['none', 'draft6', 'draft8', 'x'];
 
 export type SandboxCommandOptions = SandboxOptions & { port: number; host: string; rateLimit: number; limiter: LimiterShape; rateLimitHeaders: HeaderStyle };
 
@@ -10,11 +18,11 @@ export function sandboxOptions(_args: string[], opts: Record<string, unknown>): 
     port: num(opts.port, 4010),
     host: typeof opts.host === 'string' ? opts.host : '127.0.0.1',
     rateLimit: num(opts.rateLimit, 20),
-    limiter: (opts.limiter ?? 'bucket') as LimiterShape, // commander checked the choices
+    limiter: choice(opts.limiter, LIMITERS) ?? 'bucket',
     windowMs: num(opts.window, 1000),
     maxInflight: num(opts.maxInflight, 4),
     latencyMs: num(opts.latency, 0),
-    rateLimitHeaders: (opts.ratelimitHeaders ?? 'draft6') as HeaderStyle,
+    rateLimitHeaders: choice(opts.ratelimitHeaders, HEADER_STYLES) ?? 'draft6',
     faults: num(opts.faults, 0),
     faultDelayMs: num(opts.faultDelay, 5000),
     seed: num(opts.seed, 0),

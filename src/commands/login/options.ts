@@ -1,0 +1,9 @@
+/** `callctl login`'s options, typed before any code loads: the key itself never comes from a flag (docs/cli.md). */
+export interface LoginOptions {
+  /** Check the key with one request before storing it (`--no-verify` skips it). */
+  verify: boolean;
+}
+
+export function loginOptions(_args: string[], opts: Record<string, unknown>): LoginOptions {
+  return { verify: opts.verify !== false };
+}
