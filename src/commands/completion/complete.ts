@@ -7,12 +7,11 @@
  * directly, before commander sees the words: no command runs, nothing is sent, no config written.
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import type { Env, Io } from '../../deps.js';
 import { buildProgram } from '../../program.js';
-import { PROFILE_KEYS } from '../../config/store.js';
+import { configDir, PROFILE_KEYS } from '../../config/store.js';
 
 interface Candidate {
   value: string;
@@ -139,15 +138,6 @@ function profiles(env: Env): Candidate[] {
     // No config yet: only the default profile.
   }
   return [...names].map((value) => ({ value }));
-}
-
-/** Where conf keeps callctl's config.json: CALLCTL_CONFIG_DIR, else the platform's folder. */
-function configDir(env: Env): string {
-  if (env.CALLCTL_CONFIG_DIR) return env.CALLCTL_CONFIG_DIR;
-  const home = homedir();
-  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'callctl');
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'callctl', 'Config');
-  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'callctl');
 }
 
 /** ISO 3166 region codes the phone library knows — loaded only when a --country value is asked for. */

@@ -68,7 +68,7 @@ export async function run(ctx: Context, _args: string[], opts: Record<string, un
     }
   }
   const store = await ctx.config();
-  store.writeProfile(settings.profileName, { ...store.profile(settings.profileName), apiKey: key, baseUrl: baseUrl.href.replace(/\/+$/, '') });
+  await store.writeProfile(settings.profileName, { ...store.profile(settings.profileName), apiKey: key, baseUrl: baseUrl.href.replace(/\/+$/, '') });
   ctx.log.info(`logged in: profile "${settings.profileName}", key ${maskKey(key)}, ${baseUrl.href.replace(/\/+$/, '')}${opts.verify === false ? ' (not verified)' : ''}`);
   ctx.log.info(`saved in ${store.path}`);
   return 0;
