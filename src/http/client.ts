@@ -3,7 +3,11 @@
  * auth, JSON in and out, a per-attempt timeout, every attempt through the limiter, retries by the
  * rules of retry.ts, and one typed error when it gives up.
  */
-import { Agent, request } from 'undici';
+import type { Agent as UndiciAgent } from 'undici';
+// undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
+// files are used (BENCHMARKS.md §4, start-up). Types: undici-parts.d.ts.
+import Agent from 'undici/lib/dispatcher/agent.js';
+import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
 import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
@@ -87,7 +91,7 @@ export interface ClientOptions {
 }
 
 export class ApiClient {
-  private readonly agent: Agent;
+  private readonly agent: UndiciAgent;
   private readonly limiter: RequestLimiter;
   private readonly basePath: string;
   private readonly random: () => number;
@@ -220,9 +224,10 @@ export class ApiClient {
   private async attempt(req: ApiRequest, url: URL, payload: string | undefined): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
-    const res = await request(url, {
+    const res = await request.call(this.agent, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: req.method,
-      dispatcher: this.agent,
       headers: {
         authorization: `Bearer ${this.opts.apiKey}`,
         accept: 'application/json',
