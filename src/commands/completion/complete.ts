@@ -22,7 +22,15 @@ interface Candidate {
 export async function complete(argv: string[], io: Io, env: Env): Promise<number> {
   const [shell = 'bash', ...words] = argv;
   const silent = { write: () => true } as unknown as Io['stdout'];
-  const program = buildProgram({ ...io, stdout: silent, stderr: silent }, () => async () => undefined);
+  // Not `{ ...io }`: that would read stdin, which a real process makes on first access.
+  const quiet: Io = {
+    get stdin() {
+      return io.stdin;
+    },
+    stdout: silent,
+    stderr: silent,
+  };
+  const program = buildProgram(quiet, () => async () => undefined);
   try {
     const lines = (await candidates(program, shell, words.length ? words : [''], env)).map((c) =>
       c.description && shell !== 'bash' ? `${c.value}\t${c.description.replace(/\s+/g, ' ')}` : c.value,
