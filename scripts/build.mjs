@@ -5,17 +5,18 @@
 // code. The entry's whole static graph is one chunk: esbuild splits shared code by the set of
 // entries (an `import()` is one) that reach it, so errors.ts, deps.ts, parse.ts… each became a
 // small file of its own, and every file costs the ESM loader a resolve, a read and a link on
-// every start (BENCHMARKS.md §4). Each module outside that graph therefore also imports the entry,
-// which puts the entry's graph behind one set of entries: dist/main.js re-exports one chunk. The runtime dependencies are bundled into those lazy chunks too: resolving and reading
-// undici, conf/ajv or ioredis file by file cost more than parsing them (contacts ls: ~845 → ~445
-// ms on a loaded 2-core machine). Source maps (`.js.map`, paths only) let a `--verbose` stack
+// every start (BENCHMARKS.md §4). Each module outside that graph therefore re-exports the entry,
+// which puts the entry's graph behind one set of entries: dist/main.js re-exports one chunk.
+// The runtime libraries are bundled into the lazy chunks too (so the package declares no
+// dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
+// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). Source maps (`.js.map`, paths only) let a `--verbose` stack
 // point at src/. Type checking is `tsc --noEmit`, run before this by `npm run build`.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-// A dependency that cannot be bundled goes here (and then must stay in `dependencies`).
+// A library that cannot be bundled goes here (and then must move back to `dependencies`).
 const EXTERNAL = [];
 
 const ENTRY = resolve(root, 'src/main.ts');
