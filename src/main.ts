@@ -48,7 +48,7 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     exitCode = await mod.run(ctx, args, opts);
   };
 
-  const program = buildProgram(deps.io, bind);
+  const program = buildProgram(deps.io, bind, argv);
   try {
     if (argv.length === 0) {
       program.outputHelp({ error: true });

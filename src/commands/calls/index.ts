@@ -5,8 +5,10 @@ import { outcomeOptions } from './outcome-options.js';
 import { fileJobOptions } from '../file-options.js';
 import { collect, decimal, integer } from '../parse.js';
 
-export function registerCalls(program: Command, bind: Bind): void {
+/** The `calls` group; its verbs only when `verbs` (the line names the group, see program.ts). */
+export function registerCalls(program: Command, bind: Bind, verbs = true): void {
   const calls = program.command('calls').description('list and show calls, write call outcomes back');
+  if (!verbs) return;
 
   calls
     .command('ls')

@@ -32,7 +32,7 @@ export async function complete(argv: string[], io: Io, env: Env): Promise<number
     stdout: silent,
     stderr: silent,
   };
-  const program = buildProgram(quiet, () => async () => undefined);
+  const program = buildProgram(quiet, () => async () => undefined, words);
   try {
     const lines = (await candidates(program, shell, words.length ? words : [''], env)).map((c) => {
       const value = quoted(shell, c.value);

@@ -22,8 +22,10 @@ function fieldFlags(cmd: Command): Command {
     .option('--data <json|@file>', 'fields as a JSON object, inline or from a file');
 }
 
-export function registerContacts(program: Command, bind: Bind): void {
+/** The `contacts` group; its verbs only when `verbs` (the line names the group, see program.ts). */
+export function registerContacts(program: Command, bind: Bind, verbs = true): void {
   const contacts = program.command('contacts').description('list, show, create, change and erase contacts');
+  if (!verbs) return;
 
   contacts
     .command('ls')
