@@ -14,6 +14,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { lazyChildProcess, lazyHttp2 } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
@@ -49,29 +50,13 @@ const entryFirst = {
   },
 };
 
-/**
- * commander requires node:child_process at load, for executable subcommands (callctl has none):
- * that builtin (with dgram and the rest it pulls) cost ~2 ms of every start. Here commander gets
- * it on first use instead.
- */
-const lazyChildProcess = {
-  name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) => (/[/\\]node_modules[/\\]commander[/\\]/.test(a.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-      loader: 'js',
-    }));
-  },
-};
-
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
