@@ -8,7 +8,6 @@ import type { Agent as UndiciAgent } from 'undici';
 // files are used (BENCHMARKS.md §4, start-up). Types: undici-parts.d.ts.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
-import { setFlagsFromString } from 'node:v8';
 import type { Deps } from '../deps.js';
 import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
@@ -318,7 +317,8 @@ let tieringSet = false;
 function keepShortRunsOffWasmTierUp(): void {
   if (tieringSet) return;
   tieringSet = true;
-  if (Number(process.versions.v8.split('.')[0]) < 12) setFlagsFromString('--wasm-tiering-budget=20000000');
+  // node:v8 itself is loaded only here (its load costs a newer Node that does not need it).
+  if (Number(process.versions.v8.split('.')[0]) < 12) process.getBuiltinModule('node:v8').setFlagsFromString('--wasm-tiering-budget=20000000');
 }
 
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
