@@ -1,7 +1,8 @@
 // The package users install: `npm pack` the built tree, install the tarball into a clean folder
-// (runtime dependencies only, from the registry), and use the installed `callctl` the way an
-// operator does — help, version, and real work against a sandbox that the installed package
-// itself starts. Also: the tarball holds what runs and nothing else.
+// (--omit=dev: only what the package declares, which is nothing — every library is bundled into
+// dist/), and use the installed `callctl` the way an operator does — the help of every command,
+// version, and real work against a sandbox that the installed package itself starts, on the path
+// of each bundled library. Also: the tarball holds what runs and nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
