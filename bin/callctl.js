@@ -11,13 +11,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else if (argv[0] === '__complete') {
   // A TAB in a shell that sourced `callctl completion …`: candidates for the word under the cursor.
-  const [{ complete }, { systemDeps }] = await Promise.all([import('../dist/commands/completion/complete.js'), import('../dist/deps.js')]);
+  const { complete, systemDeps } = await import('../dist/main.js');
   const deps = systemDeps();
   process.exitCode = await complete(argv.slice(1), deps.io, deps.env);
 } else {
   // dist/ is bundled; with --verbose a stack trace maps back to src/ (source maps cost start-up
   // time, so only then). It must be on before dist/ loads.
   if (argv.includes('--verbose') || argv.includes('-v')) process.setSourceMapsEnabled(true);
-  const [{ main }, { systemDeps }] = await Promise.all([import('../dist/main.js'), import('../dist/deps.js')]);
+  const { main, systemDeps } = await import('../dist/main.js');
   process.exitCode = await main(argv, systemDeps());
 }

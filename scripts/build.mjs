@@ -2,24 +2,61 @@
 // Builds dist/ with esbuild: one ESM bundle for the entry and the command tree (commander
 // included — loading it as separate modules was most of the start-up time), and every verb's
 // `import()` kept as its own chunk, so `--help` still loads no HTTP, CSV, phone, Redis or sandbox
-// code. The runtime dependencies are bundled into those lazy chunks too: resolving and reading
-// undici, conf/ajv or ioredis file by file cost more than parsing them (contacts ls: ~845 → ~445
-// ms on a loaded 2-core machine). Source maps (`.js.map`, paths only) let a `--verbose` stack
+// code. The entry's whole static graph is one chunk: esbuild splits shared code by the set of
+// entries (an `import()` is one) that reach it, so errors.ts, deps.ts, parse.ts… each became a
+// small file of its own, and every file costs the ESM loader a resolve, a read and a link on
+// every start (BENCHMARKS.md §4). Each module outside that graph therefore re-exports the entry,
+// which puts the entry's graph behind one set of entries: dist/main.js re-exports one chunk.
+// The runtime libraries are bundled into the lazy chunks too (so the package declares no
+// dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
+// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). Source maps (`.js.map`, paths only) let a `--verbose` stack
 // point at src/. Type checking is `tsc --noEmit`, run before this by `npm run build`.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { lazyChildProcess, lazyHttp2 } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-// A dependency that cannot be bundled goes here (and then must stay in `dependencies`).
+// A library that cannot be bundled goes here (and then must move back to `dependencies`).
 const EXTERNAL = [];
+
+const ENTRY = resolve(root, 'src/main.ts');
+const external = EXTERNAL.flatMap((d) => [d, `${d}/*`]);
+
+// Pass 1: the entry's static graph (every `import()` left out).
+const graph = await build({
+  absWorkingDir: root,
+  entryPoints: [ENTRY],
+  bundle: true,
+  write: false,
+  metafile: true,
+  platform: 'node',
+  format: 'esm',
+  external,
+  logLevel: 'warning',
+  plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
+});
+const inEntry = new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
+
+/** Every src/ module outside the entry's graph imports the entry (see the top of this file). */
+const entryFirst = {
+  name: 'entry-first',
+  setup(b) {
+    b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, (a) => {
+      if (inEntry.has(a.path) || a.path === ENTRY) return undefined;
+      // At the end: an import is hoisted wherever it stands, and the source map's lines stay right.
+      return { contents: `${readFileSync(a.path, 'utf8')}\nexport * from ${JSON.stringify(ENTRY)};\n`, loader: 'ts' };
+    });
+  },
+};
 
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The bin shim's imports (a command; a TAB's completion), plus the sandbox for the benchmark
-  // and demo scripts.
-  entryPoints: ['src/main.ts', 'src/deps.ts', 'src/commands/completion/complete.ts', 'src/sandbox/index.ts'],
+  // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
+  // for the benchmark and demo scripts.
+  entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
@@ -29,7 +66,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: EXTERNAL.flatMap((d) => [d, `${d}/*`]),
+  external,
   // Smaller files parse faster; identifiers keep their names so a stack still reads.
   minifyWhitespace: true,
   minifySyntax: true,

@@ -8,7 +8,8 @@ import { envValue } from './deps.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions, Settings } from './config/settings.js';
 import { profileName, resolveSettings } from './config/settings.js';
-import type { ConfigStore } from './config/store.js';
+// store.ts is light (conf loads only to write), and completion needs it on the start-up path anyway.
+import { ConfigStore } from './config/store.js';
 import type { ApiClient } from './http/client.js';
 import { Logger } from './output/log.js';
 
@@ -54,7 +55,7 @@ export class Context {
 
   /** The profiles file, opened on first use. */
   config(): Promise<ConfigStore> {
-    this.configStore ??= import('./config/store.js').then(({ ConfigStore }) => ConfigStore.open(this.deps.env));
+    this.configStore ??= ConfigStore.open(this.deps.env);
     return this.configStore;
   }
 

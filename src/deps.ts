@@ -3,7 +3,6 @@
  * tests build their own Deps to run `main()` in-process.
  */
 import type { Readable, Writable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
 
 export interface OutStream extends Writable {
   isTTY?: boolean;
@@ -35,14 +34,27 @@ export interface Deps {
   onSignal(signal: SignalName, handler: () => void): () => void;
 }
 
+/** node:timers/promises, loaded by the first sleep: `--help` never waits (BENCHMARKS.md §4). */
+let timers: Promise<typeof import('node:timers/promises')> | undefined;
+
 /** The Deps of a real process. */
 export function systemDeps(): Deps {
   return {
-    io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    // process.stdin is made on first access (a stream over the fd): only commands that read it pay.
+    io: {
+      get stdin() {
+        return process.stdin;
+      },
+      stdout: process.stdout,
+      stderr: process.stderr,
+    },
     env: process.env,
     cwd: process.cwd(),
     now: () => Date.now(),
-    sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
+    async sleep(ms, signal) {
+      const { setTimeout: delay } = await (timers ??= import('node:timers/promises'));
+      await delay(ms, undefined, signal ? { signal } : undefined);
+    },
     onSignal(signal, handler) {
       process.on(signal, handler);
       return () => {

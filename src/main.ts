@@ -12,6 +12,10 @@ import type { GlobalOptions } from './config/settings.js';
 import { isClosedPipe } from './output/closed.js';
 import type { OutStream } from './deps.js';
 
+// What the bin shim needs besides main(), from this one file: a TAB's answer and the real process.
+export { systemDeps } from './deps.js';
+export { complete } from './commands/completion/complete.js';
+
 /** Streams already guarded (main() may run twice in one process), and those whose reader has gone. */
 const guarded = new WeakSet<OutStream>();
 const closed = new WeakSet<OutStream>();
@@ -44,7 +48,7 @@ export async function main(argv: string[], deps: Deps): Promise<number> {
     exitCode = await mod.run(ctx, args, opts);
   };
 
-  const program = buildProgram(deps.io, bind);
+  const program = buildProgram(deps.io, bind, argv);
   try {
     if (argv.length === 0) {
       program.outputHelp({ error: true });

@@ -27,8 +27,15 @@ function usageLine(text: string, commandPath: string): string {
   return `callctl: ${what} (see ${commandPath} --help)\n`;
 }
 
-/** Builds the program; `bind` wires each verb to its lazily loaded module. */
-export function buildProgram(io: Io, bind: Bind): Command {
+/**
+ * Builds the program; `bind` wires each verb to its lazily loaded module. Given the words of the
+ * command line, a group (`contacts`, `calls`) gets its verbs only when its name is among them:
+ * the top-level help lists a group by name and description alone, and defining the eleven verbs
+ * and their options was a third of what `--help` cost (BENCHMARKS.md §4). Without words, the
+ * whole tree.
+ */
+export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Command {
+  const named = (group: string) => words === undefined || words.includes(group);
   const program = new Command('callctl');
   program
     .description('Operate the call-handling and lead platform: contacts, call outcomes, erasure, and rate-limited lead imports.')
@@ -67,8 +74,8 @@ Examples:
       outputError: (s, write) => write(usageLine(s, 'callctl')),
     });
 
-  registerContacts(program, bind);
-  registerCalls(program, bind);
+  registerContacts(program, bind, named('contacts'));
+  registerCalls(program, bind, named('calls'));
   registerImport(program, bind);
   registerApi(program, bind);
   registerLogin(program, bind);

@@ -1,11 +1,14 @@
 /**
- * Profiles on disk, through conf. The file can hold a secret key, so it is always 0600 — conf's
+ * Profiles on disk. Reading is a plain JSON read of the file conf writes — most commands only
+ * read a profile, and loading conf (with ajv and its schema compiler, ~290 KB bundled) cost more
+ * than the rest of their start-up (BENCHMARKS.md §4). Writing (`login`, `config set|unset`) goes
+ * through conf, loaded then. The file can hold a secret key, so it is always 0600 — conf's
  * default is 0666 minus umask, and an older file may have been made by hand, so the mode is
  * checked and fixed on every write.
  */
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { Env } from '../deps.js';
 import { envValue } from '../deps.js';
@@ -35,49 +38,38 @@ interface ConfLike {
   set(key: 'profiles', value: Record<string, Profile>): void;
 }
 
-/** The folder holding config.json: CALLCTL_CONFIG_DIR, else the platform's config folder. */
-export function configDirFrom(env: Env): string | undefined {
-  return envValue(env, 'CALLCTL_CONFIG_DIR');
+/**
+ * The folder holding config.json: CALLCTL_CONFIG_DIR, else the folder conf picks on its own
+ * (env-paths for project "callctl", no suffix) — the same file whichever of the two reads it.
+ */
+export function configDir(env: Env): string {
+  const dir = envValue(env, 'CALLCTL_CONFIG_DIR');
+  if (dir) return dir;
+  const home = homedir();
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'callctl');
+  if (process.platform === 'win32') return join(envValue(env, 'APPDATA') ?? join(home, 'AppData', 'Roaming'), 'callctl', 'Config');
+  return join(envValue(env, 'XDG_CONFIG_HOME') ?? join(home, '.config'), 'callctl');
 }
 
 /** The profiles file. Opened lazily: commands that need no profile never read it. */
 export class ConfigStore {
-  private constructor(private readonly conf: ConfLike) {}
+  private conf: ConfLike | undefined;
 
-  /** Opens (or prepares to create) the config file; turns conf's raw errors into one-line ones. */
+  private constructor(
+    readonly path: string,
+    private data: StoreShape,
+  ) {}
+
+  /** Reads the config file (none yet: no profiles); turns raw errors into one-line ones. */
   static async open(env: Env): Promise<ConfigStore> {
-    const { default: Conf } = await import('conf');
-    const cwd = configDirFrom(env);
-    const where = cwd ? join(cwd, 'config.json') : 'the callctl config file';
-    try {
-      if (cwd) makeFolder(cwd);
-      const conf = new Conf<StoreShape>({
-        projectName: 'callctl',
-        projectSuffix: '',
-        configName: 'config',
-        ...(cwd ? { cwd } : {}),
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-      });
-      return new ConfigStore(conf as unknown as ConfLike);
-    } catch (err) {
-      throw configError(err, where);
-    }
-  }
-
-  get path(): string {
-    return this.conf.path;
+    const path = join(configDir(env), 'config.json');
+    return new ConfigStore(path, readStore(path));
   }
 
   /** All profiles, by name. */
   profiles(): Record<string, Profile> {
-    try {
-      const all = this.conf.get('profiles');
-      return all && typeof all === 'object' ? all : {};
-    } catch (err) {
-      throw configError(err, this.path);
-    }
+    const all = this.data.profiles;
+    return all && typeof all === 'object' ? all : {};
   }
 
   /** One profile, empty when it does not exist. */
@@ -85,15 +77,41 @@ export class ConfigStore {
     return this.profiles()[name] ?? {};
   }
 
-  /** Replaces one profile (the whole object) and makes sure the file is 0600. */
-  writeProfile(name: string, profile: Profile): void {
-    const all = { ...this.profiles() };
-    const clean = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined)) as Profile;
-    if (Object.keys(clean).length === 0) delete all[name];
-    else all[name] = clean;
+  /** Replaces one profile (the whole object), through conf, and makes sure the file is 0600. */
+  async writeProfile(name: string, profile: Profile): Promise<void> {
+    const conf = await this.writer();
     try {
-      this.conf.set('profiles', all);
+      const stored = conf.get('profiles');
+      const all = { ...(stored && typeof stored === 'object' ? stored : {}) };
+      const clean = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined)) as Profile;
+      if (Object.keys(clean).length === 0) delete all[name];
+      else all[name] = clean;
+      conf.set('profiles', all);
+      this.data = { ...this.data, profiles: all };
       this.ensurePrivate();
+    } catch (err) {
+      throw configError(err, this.path);
+    }
+  }
+
+  /** conf, loaded and opened on the first write: it creates the folder and writes atomically. */
+  private async writer(): Promise<ConfLike> {
+    if (this.conf) return this.conf;
+    const { default: Conf } = await import('conf');
+    try {
+      const cwd = dirname(this.path);
+      makeFolder(cwd);
+      const conf = new Conf<StoreShape>({
+        projectName: 'callctl',
+        projectSuffix: '',
+        configName: 'config',
+        cwd,
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      });
+      this.conf = conf as unknown as ConfLike;
+      return this.conf;
     } catch (err) {
       throw configError(err, this.path);
     }
@@ -102,6 +120,24 @@ export class ConfigStore {
   private ensurePrivate(): void {
     const mode = statSync(this.path).mode & 0o777;
     if (mode !== 0o600) chmodSync(this.path, 0o600);
+  }
+}
+
+/** The file's content; none yet is no profiles. Nothing is created by a read. */
+function readStore(path: string): StoreShape {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw configError(err, path);
+  }
+  try {
+    // As conf reads it: JSON (an empty file is not), anything but an object holds no profiles.
+    const data: unknown = JSON.parse(text);
+    return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as StoreShape) : {};
+  } catch (err) {
+    throw configError(err, path);
   }
 }
 

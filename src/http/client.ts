@@ -3,7 +3,11 @@
  * auth, JSON in and out, a per-attempt timeout, every attempt through the limiter, retries by the
  * rules of retry.ts, and one typed error when it gives up.
  */
-import { Agent, request } from 'undici';
+import type { Agent as UndiciAgent } from 'undici';
+// undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
+// files are used (BENCHMARKS.md §4, start-up). Types: undici-parts.d.ts.
+import Agent from 'undici/lib/dispatcher/agent.js';
+import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
 import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
@@ -87,7 +91,7 @@ export interface ClientOptions {
 }
 
 export class ApiClient {
-  private readonly agent: Agent;
+  private readonly agent: UndiciAgent;
   private readonly limiter: RequestLimiter;
   private readonly basePath: string;
   private readonly random: () => number;
@@ -220,9 +224,10 @@ export class ApiClient {
   private async attempt(req: ApiRequest, url: URL, payload: string | undefined): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
-    const res = await request(url, {
+    const res = await request.call(this.agent, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: req.method,
-      dispatcher: this.agent,
       headers: {
         authorization: `Bearer ${this.opts.apiKey}`,
         accept: 'application/json',
@@ -299,12 +304,30 @@ function parseBody(text: string): unknown {
   }
 }
 
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), the parser's hot
+ * function is sent to the optimising compiler while the first response is parsed, and the
+ * process then waits ~100 ms of CPU for that compile before it can exit: a one-page command took
+ * twice as long. A tier-up budget 11× V8's default keeps short runs on the baseline compiler, and
+ * long runs still tier up (a 30,000-contact listing took as long as before). Node 24 (V8 13) was
+ * measured not to wait; the budget is raised below V8 12 only (BENCHMARKS.md §4). Set before the
+ * first request compiles the parser.
+ */
+let tieringSet = false;
+function keepShortRunsOffWasmTierUp(): void {
+  if (tieringSet) return;
+  tieringSet = true;
+  // node:v8 itself is loaded only here (its load costs a newer Node that does not need it).
+  if (Number(process.versions.v8.split('.')[0]) < 12) process.getBuiltinModule('node:v8').setFlagsFromString('--wasm-tiering-budget=20000000');
+}
+
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
 export async function createApiClient(input: { settings: Settings; deps: Deps; log: Logger }): Promise<ApiClient> {
   const { settings, deps, log } = input;
   const apiKey = checkSecretKey(settings.apiKey);
   log.addSecret(apiKey);
   const baseUrl = checkBaseUrl(settings.baseUrl);
+  keepShortRunsOffWasmTierUp();
   let shared: import('./shared-limiter.js').SharedBudget | undefined;
   if (settings.redisUrl !== undefined) {
     const { connectSharedLimiter, sharedLimiterId } = await import('./shared-limiter.js');

@@ -1,11 +1,12 @@
 // The package users install: `npm pack` the built tree, install the tarball into a clean folder
-// (runtime dependencies only, from the registry), and use the installed `callctl` the way an
-// operator does — help, version, and real work against a sandbox that the installed package
-// itself starts. Also: the tarball holds what runs and nothing else.
+// (--omit=dev: only what the package declares, which is nothing — every library is bundled into
+// dist/), and use the installed `callctl` the way an operator does — the help of every command,
+// version, and real work against a sandbox that the installed package itself starts, on the path
+// of each bundled library. Also: the tarball holds what runs and nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +62,37 @@ test('package.json: the bin, the engines, the files', () => {
   assert.equal(pkg.engines.node, '>=20.18.1');
   // Only the runtime dependencies were installed: no compiler, no bundler, no test runner.
   for (const dev of ['typescript', 'tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', dev)), `${dev} installed`);
+  // Every library is bundled into dist/: the package declares none, so a user downloads none.
+  assert.equal(pkg.dependencies, undefined);
+  assert.deepEqual(
+    readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')),
+    ['callctl'],
+  );
+});
+
+/** The commands listed under "Commands:" in a help text (without `help`). */
+function commandsIn(help: string): string[] {
+  const section = (help.split('\nCommands:\n')[1] ?? '').split('\n\n')[0]!;
+  return [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+}
+
+test('the installed callctl: --help of every command and verb', async () => {
+  const top = await callctl(['--help']);
+  const groups = commandsIn(top.stdout);
+  assert.ok(groups.length >= 8, top.stdout);
+  let seen = 0;
+  for (const group of groups) {
+    const help = await callctl([group, '--help']);
+    assert.equal(help.code, 0, `${group}: ${help.stderr}`);
+    assert.match(help.stdout, new RegExp(`^Usage: callctl ${group}\\b`));
+    for (const verb of commandsIn(help.stdout)) {
+      const v = await callctl([group, verb, '--help']);
+      assert.equal(v.code, 0, `${group} ${verb}: ${v.stderr}`);
+      assert.match(v.stdout, new RegExp(`^Usage: callctl ${group} ${verb}\\b`));
+      seen++;
+    }
+  }
+  assert.ok(seen >= 10, `${seen} verbs`);
 });
 
 test('the installed callctl: --version, --help, contacts --help', async () => {
@@ -99,4 +131,25 @@ test('the installed callctl does real work: its own sandbox, then contacts ls ag
   const csv = await callctl(['contacts', 'ls', '--format', 'csv'], { CALLCTL_BASE_URL: baseUrl, CALLCTL_API_KEY: secretKey });
   assert.equal(csv.code, 0, csv.stderr);
   assert.equal(csv.stdout.trim().split('\n').length, 4, csv.stdout);
+
+  // Each bundled library on the path that loads it, from the tarball alone: the table
+  // (cli-table3), a shared budget whose Redis is not there (ioredis), CSV and .xlsx imports
+  // (csv-parse, iconv-lite, exceljs, libphonenumber-js, csv-stringify), a profile written (conf).
+  const api = { CALLCTL_BASE_URL: baseUrl, CALLCTL_API_KEY: secretKey };
+  const table = await callctl(['contacts', 'ls', '--redis-url', 'redis://127.0.0.1:1'], api);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^ID +First/);
+  assert.match(table.stderr, /Redis .*unreachable/);
+  for (const name of ['outlook.csv', 'leads.xlsx']) copyFileSync(join(ROOT, 'fixtures', name), join(work, name));
+  const csvImport = await callctl(['import', join(work, 'outlook.csv'), '--dry-run', '--country', 'US'], api);
+  assert.equal(csvImport.code, 0, csvImport.stderr);
+  assert.match(csvImport.stderr, /valid +5/);
+  const xlsxImport = await callctl(['import', join(work, 'leads.xlsx'), '--dry-run', '--country', 'GB'], api);
+  assert.ok(xlsxImport.code === 0 || xlsxImport.code === 6, xlsxImport.stderr);
+  assert.match(xlsxImport.stderr, /valid +4/);
+  const set = await callctl(['config', 'set', 'country', 'GB']);
+  assert.equal(set.code, 0, set.stderr);
+  const get = await callctl(['config', 'get', 'country']);
+  assert.equal(get.code, 0, get.stderr);
+  assert.match(get.stdout, /GB/);
 });

@@ -8,8 +8,10 @@ import { fileJobOptions } from '../file-options.js';
 import { listFlags } from '../list-options.js';
 import { collect, decimal } from '../parse.js';
 
-export function registerCalls(program: Command, bind: Bind): void {
+/** The `calls` group; its verbs only when `verbs` (the line names the group, see program.ts). */
+export function registerCalls(program: Command, bind: Bind, verbs = true): void {
   const calls = program.command('calls').description('list and show calls, write call outcomes back');
+  if (!verbs) return;
 
   listFlags(calls.command('ls').description('list calls, one page or every page (--all, streamed)'), 'calls')
     .option('--outcome <outcome>', 'only calls with this outcome (snake_case, e.g. booked_job); reads every page')

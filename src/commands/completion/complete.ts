@@ -3,8 +3,9 @@
  * one a line (`value<TAB>description`), read from the same command tree that parses the command
  * line — commands, subcommands, flags (the global ones too, which are accepted anywhere), and the
  * values that are known: an option's choices (`--format`), profile names, `config` keys, region
- * codes for `--country`. It prints nothing where a file name is wanted. Called by the bin shim
- * directly, before commander sees the words: no command runs, nothing is sent, no config written.
+ * codes for `--country`, the worksheet names of the `.xlsx` on the line for `--sheet`. It prints
+ * nothing where a file name is wanted. Called by the bin shim directly, before commander sees
+ * the words: no command runs, nothing is sent, no config written.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import type { Env, Io } from '../../deps.js';
 import { buildProgram } from '../../program.js';
-import { PROFILE_KEYS } from '../../config/store.js';
+import { configDir, PROFILE_KEYS } from '../../config/store.js';
 
 interface Candidate {
   value: string;
@@ -23,11 +24,20 @@ interface Candidate {
 export async function complete(argv: string[], io: Io, env: Env): Promise<number> {
   const [shell = 'bash', ...words] = argv;
   const silent = { write: () => true } as unknown as Io['stdout'];
-  const program = buildProgram({ ...io, stdout: silent, stderr: silent }, () => async () => undefined);
+  // Not `{ ...io }`: that would read stdin, which a real process makes on first access.
+  const quiet: Io = {
+    get stdin() {
+      return io.stdin;
+    },
+    stdout: silent,
+    stderr: silent,
+  };
+  const program = buildProgram(quiet, () => async () => undefined, words);
   try {
-    const lines = (await candidates(program, shell, words.length ? words : [''], env)).map((c) =>
-      c.description && shell !== 'bash' ? `${c.value}\t${c.description.replace(/\s+/g, ' ')}` : c.value,
-    );
+    const lines = (await candidates(program, shell, words.length ? words : [''], env)).map((c) => {
+      const value = quoted(shell, c.value);
+      return c.description && shell !== 'bash' ? `${value}\t${c.description.replace(/\s+/g, ' ')}` : value;
+    });
     if (lines.length) io.stdout.write(`${lines.join('\n')}\n`);
   } catch {
     // An unreadable config or a half-typed line: offer nothing rather than an error mid-prompt.
@@ -38,6 +48,8 @@ export async function complete(argv: string[], io: Io, env: Env): Promise<number
 export async function candidates(program: Command, shell: string, input: string[], env: Env): Promise<Candidate[]> {
   let words = [...input];
   let cur = words.pop() ?? '';
+  // bash passes the word as typed: `March\ le` is the start of "March leads".
+  if (shell === 'bash') cur = cur.replace(/\\(.)/g, '$1');
   // bash splits at `=`: `--format=js` arrives as `--format`, `=`, `js` (cursor on `js`) or as
   // `--format`, `=` (cursor on `=`). Answer for what bash will replace.
   let bashEq: '' | '=' | 'value' = '';
@@ -78,13 +90,13 @@ export async function candidates(program: Command, shell: string, input: string[
   const prev = words.at(-1);
   const prevOpt = prev && prev.startsWith('-') && !prev.includes('=') ? findOption(cmd, prev) : undefined;
   if (prevOpt && takesValue(prevOpt) && !(words.length >= 2 && isValueOfPrevious(cmd, words))) {
-    return filter(await optionValues(prevOpt, values, env), cur);
+    return filter(await optionValues(prevOpt, values, env, positionals), cur);
   }
   if (cur.startsWith('--') && cur.includes('=')) {
     const [flag, partial = ''] = splitEq(cur);
     const opt = findOption(cmd, flag);
     if (!opt || !takesValue(opt)) return [];
-    const found = filter(await optionValues(opt, values, env), partial);
+    const found = filter(await optionValues(opt, values, env, positionals), partial);
     const prefix = bashEq === 'value' ? '' : bashEq === '=' ? '=' : `${flag}=`;
     return found.map((c) => ({ ...c, value: `${prefix}${c.value}` }));
   }
@@ -110,12 +122,40 @@ function flags(cmd: Command): Candidate[] {
   return out;
 }
 
-async function optionValues(opt: Option, values: Record<string, string>, env: Env): Promise<Candidate[]> {
+async function optionValues(opt: Option, values: Record<string, string>, env: Env, positionals: string[]): Promise<Candidate[]> {
   if (opt.argChoices?.length) return opt.argChoices.map((value) => ({ value }));
   const name = opt.attributeName();
   if (name === 'profile') return profiles(env);
   if (name === 'country') return regions();
+  if (name === 'sheet' && positionals[0] !== undefined) return sheets(positionals[0]);
   return [];
+}
+
+/**
+ * The worksheet names of the workbook on the line (`import book.xlsx --sheet <TAB>`), in its own
+ * order: only `xl/workbook.xml` (and its relations) is read from the ZIP — no spreadsheet library.
+ */
+async function sheets(file: string): Promise<Candidate[]> {
+  const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
+  try {
+    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx.js');
+    if (!isZip(headOf(path))) return [];
+    return sheetsOf(path).map((s) => ({ value: s.name }));
+  } catch {
+    // No such file (yet), or not a workbook: nothing to offer.
+    return [];
+  }
+}
+
+/**
+ * A value as the shell must receive it to insert it as one word: bash inserts a candidate as
+ * typed (a backslash before each special character), PowerShell too (single quotes); zsh's
+ * `_describe` and fish quote by themselves.
+ */
+function quoted(shell: string, value: string): string {
+  if (shell === 'bash') return value.replace(/[\s'"\\$`!&;|<>()*?[\]#~{}]/g, '\\$&');
+  if (shell === 'powershell' && /[\s'"`$@#(){};,|&<>]/.test(value)) return `'${value.replace(/'/g, "''")}'`;
+  return value;
 }
 
 async function positionalValues(cmd: Command, positionals: string[], env: Env): Promise<Candidate[]> {
@@ -139,15 +179,6 @@ function profiles(env: Env): Candidate[] {
     // No config yet: only the default profile.
   }
   return [...names].map((value) => ({ value }));
-}
-
-/** Where conf keeps callctl's config.json: CALLCTL_CONFIG_DIR, else the platform's folder. */
-function configDir(env: Env): string {
-  if (env.CALLCTL_CONFIG_DIR) return env.CALLCTL_CONFIG_DIR;
-  const home = homedir();
-  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'callctl');
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'callctl', 'Config');
-  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'callctl');
 }
 
 /** ISO 3166 region codes the phone library knows — loaded only when a --country value is asked for. */

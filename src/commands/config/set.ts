@@ -13,7 +13,7 @@ export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
   const store = await ctx.config();
   const name = ctx.profileName;
   const profile = store.profile(name);
-  store.writeProfile(name, { ...profile, [key]: parsed });
+  await store.writeProfile(name, { ...profile, [key]: parsed });
   ctx.log.info(`${key} set to ${String(parsed)} in profile "${name}"`);
   // A flag or a variable in effect hides the profile's value: say so, or the operator is misled.
   const hidden: Sourced<unknown> | undefined = explainSettings(ctx.globals, ctx.deps.env, { ...profile, [key]: parsed })[key];

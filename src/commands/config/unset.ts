@@ -9,7 +9,7 @@ export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
   const name = ctx.profileName;
   const next = { ...store.profile(name) };
   delete next[key];
-  store.writeProfile(name, next);
+  await store.writeProfile(name, next);
   ctx.log.info(`${key} unset in profile "${name}"`);
   return 0;
 }

@@ -27,8 +27,10 @@ function fieldFlags(cmd: Command): Command {
     .option('--data <json|@file>', 'fields as a JSON object, inline or from a file');
 }
 
-export function registerContacts(program: Command, bind: Bind): void {
+/** The `contacts` group; its verbs only when `verbs` (the line names the group, see program.ts). */
+export function registerContacts(program: Command, bind: Bind, verbs = true): void {
   const contacts = program.command('contacts').description('list, show, create, change and erase contacts');
+  if (!verbs) return;
 
   listFlags(contacts.command('ls').description('list contacts, one page or every page (--all, streamed)'), 'contacts')
     .option('--tag <tag>', 'only contacts with this tag (repeat: with every one of them); reads every page', collect)

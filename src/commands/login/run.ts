@@ -69,7 +69,7 @@ export async function run(ctx: Context, o: LoginOptions): Promise<number> {
     }
   }
   const store = await ctx.config();
-  store.writeProfile(settings.profileName, { ...store.profile(settings.profileName), apiKey: key, baseUrl: baseUrl.href.replace(/\/+$/, '') });
+  await store.writeProfile(settings.profileName, { ...store.profile(settings.profileName), apiKey: key, baseUrl: baseUrl.href.replace(/\/+$/, '') });
   ctx.log.info(`logged in: profile "${settings.profileName}", key ${maskKey(key)}, ${baseUrl.href.replace(/\/+$/, '')}${o.verify ? '' : ' (not verified)'}`);
   ctx.log.info(`saved in ${store.path}`);
   return 0;
