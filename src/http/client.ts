@@ -111,7 +111,7 @@ export class ApiClient {
       concurrency: opts.concurrency,
       rate: opts.rate,
       now: opts.now,
-      sleep: (ms) => opts.sleep(ms),
+      sleep: (ms, signal) => opts.sleep(ms, signal),
       onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),

@@ -25,8 +25,14 @@ export interface Ticket {
   inflightAtSend: number;
 }
 
-/** Either the request starts now, or it asks again at `retryAt`. */
-export type StartVerdict = { ticket: Ticket } | { retryAt: number };
+/**
+ * Either the request starts now, or it asks again at `retryAt` — or, with `onFinish`, as soon as a
+ * request in flight is answered (a cap on requests in flight is full), `retryAt` at the latest.
+ */
+export type StartVerdict = { ticket: Ticket } | { retryAt: number; onFinish?: true };
+
+/** Held by a full window, a request asks again this late at the latest (an answer frees it first). */
+const WINDOW_RECHECK_MS = 250;
 
 export class PaceGate {
   readonly pacer: Pacer;
@@ -81,6 +87,9 @@ export class PaceGate {
     const resumeAt = this.pacer.resumeAt;
     if (now < resumeAt) return { retryAt: resumeAt };
     if (now < this.nextRelease) return { retryAt: this.nextRelease };
+    // A cap on requests in flight, once found, holds every request — also those that were already
+    // waiting here when it was found (bottleneck's own cap counts them as running).
+    if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
     if (this.credits !== null && this.followGap === undefined) {
       const capacity = s.capacity ?? Infinity;

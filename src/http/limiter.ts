@@ -16,7 +16,7 @@ export interface LimiterOptions {
   /** --rate ceiling in requests per second. */
   rate?: number | undefined;
   now: () => number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told of every pause (for --verbose and progress). */
   onPause?: (ms: number) => void;
   /** The budget shared with other processes through Redis (shared-limiter.ts), if any. */
@@ -41,6 +41,8 @@ export class RequestLimiter {
   /** Requests waiting in the gate (for a slot, a credit or the end of a pause). */
   private waiting = 0;
   private windowApplied = Infinity;
+  /** Requests held by a full window of requests in flight, woken by the next answer. */
+  private readonly answerWaiters: Array<() => void> = [];
 
   private shared: SharedBudget | undefined;
   /** One request of this process at a time books a start on the shared budget. */
@@ -87,7 +89,7 @@ export class RequestLimiter {
       const busy = round > 0 || (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0;
       const verdict = this.gate.start(now, busy);
       if ('ticket' in verdict) return verdict.ticket;
-      await this.wait(verdict.retryAt - now);
+      await this.wait(verdict.retryAt - now, verdict.onFinish === true);
     }
     throw new Error('the rate limiter never let the request start');
   }
@@ -119,12 +121,16 @@ export class RequestLimiter {
     await turn;
   }
 
-  private async wait(ms: number): Promise<void> {
+  /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first. */
+  private async wait(ms: number, orAnswer = false): Promise<void> {
     if (ms <= 0) return;
     this.waiting += 1;
+    const stop = new AbortController();
     try {
-      await this.opts.sleep(ms);
+      const slept = this.opts.sleep(ms, stop.signal).catch(() => undefined);
+      await (orAnswer ? Promise.race([slept, new Promise<void>((r) => this.answerWaiters.push(r))]) : slept);
     } finally {
+      stop.abort();
       this.waiting -= 1;
     }
   }
@@ -132,6 +138,7 @@ export class RequestLimiter {
   private finish(ticket: Ticket, answer: Answer): void {
     const now = this.opts.now();
     const pauseMs = this.gate.finish(ticket, answer, now);
+    for (const wake of this.answerWaiters.splice(0)) wake();
     this.shared?.record({ at: now, sentAt: ticket.sentAt, status: answer.status, retryAfterMs: answer.retryAfterMs, rateLimit: answer.rateLimit });
     if (pauseMs > 0) this.pause(pauseMs);
     // A shared budget's cap on requests in flight is not learnt (shared-pace.ts): --concurrency holds.

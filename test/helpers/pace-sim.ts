@@ -139,6 +139,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
 
   let left = rows;
   let waiting = 0;
+  const answerWaiters: Array<() => void> = [];
   let active = 0;
   let done = 0;
   let requests = 0;
@@ -157,11 +158,17 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     const v = gate.start(now, left > 0 || waiting > 1);
     if ('retryAt' in v) {
       waiting += 1;
-      // A timer fires late on a busy machine: by a millisecond or two, and now and then by 15.
-      events.push(client(v.retryAt + random() * 2), () => {
+      let woken = false;
+      const wake = () => {
+        if (woken) return;
+        woken = true;
         waiting -= 1;
         attempt();
-      });
+      };
+      // Held by a full window: the next answer frees it (as limiter.ts wakes it), or the timer.
+      if (v.onFinish) answerWaiters.push(wake);
+      // A timer fires late on a busy machine: by a millisecond or two, and now and then by 15.
+      events.push(client(v.retryAt + random() * 2), wake);
       return;
     }
     send(v.ticket);
@@ -182,6 +189,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const answer = (ticket: Ticket, status: number, headers: Record<string, string>) => {
     active -= 1;
     gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
+    for (const wake of answerWaiters.splice(0)) events.push(now, wake);
     if (status === 429) {
       if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
       throttled += 1;
