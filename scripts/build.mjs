@@ -43,9 +43,10 @@ const phoneRegexCache = {
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The bin shim's imports (a command; a TAB's completion), plus the sandbox for the benchmark
-  // and demo scripts.
-  entryPoints: ['src/main.ts', 'src/deps.ts', 'src/commands/completion/complete.ts', 'src/sandbox/index.ts'],
+  // The bin shim's imports (a command; a TAB's completion), the sandbox for the benchmark and
+  // demo scripts, and the dry run's phone worker (a thread started from dist/import/, see
+  // src/import/phone-threads.ts).
+  entryPoints: ['src/main.ts', 'src/deps.ts', 'src/commands/completion/complete.ts', 'src/sandbox/index.ts', 'src/import/phone-worker.ts'],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
