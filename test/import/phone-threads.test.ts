@@ -66,7 +66,7 @@ async function dryRun(dir: string, file: string, workers: string, name: string) 
   const r = await runCli(['-v', 'import', file, '--dry-run', '--country', 'GB', '--json', '--rejects', rejects], { env: { CALLCTL_CONFIG_DIR: join(dir, `config-${name}`), CALLCTL_PHONE_WORKERS: workers }, cwd: dir });
   const summary = JSON.parse(r.stdout) as Record<string, unknown>;
   const rows = parse(readFileSync(rejects, 'utf8'), { columns: true }) as Record<string, string>[];
-  return { r, summary: { ...summary, elapsedMs: 0, rejectsFile: null }, rejects: rows };
+  return { r, summary: { ...summary, elapsedMs: 0, rejectsFile: null } as Record<string, unknown>, rejects: rows };
 }
 
 test('a dry run on worker threads gives the in-thread summary and rejects, line for line', async (t) => {
@@ -84,7 +84,7 @@ test('a dry run on worker threads gives the in-thread summary and rejects, line 
     assert.deepEqual(threaded.summary, inThread.summary);
     assert.deepEqual(threaded.rejects, inThread.rejects);
   }
-  const s = inThread.summary as { rows: number; rejected: number; duplicates: number };
+  const s = inThread.summary as unknown as { rows: number; rejected: number; duplicates: number };
   assert.equal(s.rows, ROWS);
   assert.equal(s.rejected + s.duplicates, expected.length);
 });
