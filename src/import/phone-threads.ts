@@ -15,6 +15,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
 import { encodePhoneResult, toE164 } from '../phone/e164.js';
 import type { Row } from './source.js';
 
@@ -34,6 +35,14 @@ export interface PhoneThreadOptions {
 }
 
 export type PreparedRow = Row & { prepared?: string };
+
+/**
+ * V8 flags for a dry run (set by bin/callctl.js before anything loads, with this same string):
+ * the young generation kept at its start size and the old one grown by a quarter at a time, so
+ * the heap does not size itself to the allocation rate (BENCHMARKS.md §3).
+ */
+export const HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=25';
+const heapFlagsSet = process.argv.includes('--dry-run');
 
 /** The worker's file: dist/import/phone-worker.js next to dist/chunks/, or the source under tsx. */
 function workerFile(): URL | undefined {
@@ -62,8 +71,15 @@ class PhoneWorker {
       stderr: false,
     });
     this.worker.unref();
+    // A new thread's start sets V8's flags back to the defaults: keep the heap small again.
+    this.worker.on('online', () => {
+      if (heapFlagsSet) setFlagsFromString(HEAP_FLAGS);
+    });
     this.worker.on('message', (m: string[] | 'ready') => {
-      if (m === 'ready') this.ready = true;
+      if (m === 'ready') {
+        this.ready = true;
+        if (heapFlagsSet) setFlagsFromString(HEAP_FLAGS);
+      }
       else this.waiting.shift()?.(m);
     });
     const fail = (why: string) => {
@@ -101,8 +117,8 @@ interface Batch {
 /** The rows of `source`, each with its phone's result once the workers run (see above). */
 export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneThreadOptions): AsyncGenerator<PreparedRow> {
   const after = o.after ?? 2000;
-  const size = o.batch ?? 512;
-  const depth = o.depth ?? 3 * Math.max(1, o.workers);
+  const size = o.batch ?? 128;
+  const depth = o.depth ?? 4 * Math.max(1, o.workers);
   const url = o.workers > 0 ? workerFile() : undefined;
   const it = source[Symbol.asyncIterator]();
   const workers: PhoneWorker[] = [];
