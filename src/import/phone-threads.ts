@@ -147,8 +147,17 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
     let rows: PreparedRow[] = [];
     let texts: string[] = [];
     let at: number[] = [];
+    // A file that breaks (a quote never closed) stops with its error only after every row above
+    // it: the rows read and not yet handed on go out first, as in the main thread.
+    let failure: { error: unknown } | undefined;
     for (;;) {
-      const next = await it.next();
+      let next: IteratorResult<Row>;
+      try {
+        next = await it.next();
+      } catch (error) {
+        failure = { error };
+        next = { done: true, value: undefined };
+      }
       if (!next.done) {
         const row: PreparedRow = next.value;
         const text = o.phoneText(row.cells);
@@ -169,6 +178,7 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
         for (let i = 0; i < batch.at.length; i++) (batch.rows[batch.at[i] as number] as PreparedRow).prepared = out[i] as string;
         yield* batch.rows;
       }
+      if (failure) throw failure.error;
       if (next.done) return;
     }
   } finally {

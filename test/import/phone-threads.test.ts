@@ -88,3 +88,19 @@ test('a dry run on worker threads gives the in-thread summary and rejects, line 
   assert.equal(s.rows, ROWS);
   assert.equal(s.rejected + s.duplicates, expected.length);
 });
+
+test('a broken quote after the workers started: every row above it is counted, then the same error', async (t) => {
+  const dir = tempDir(t);
+  const { file, expected } = leadsFile(dir);
+  writeFileSync(file, `${readFileSync(file, 'utf8')}Broken,+447400999999,broken@example.com,"never closed\nmore\n`);
+  const inThread = await dryRun(dir, file, '0', 'main');
+  const threaded = await dryRun(dir, file, '1', 'workers');
+  assert.notEqual(inThread.r.code, 0);
+  assert.match(inThread.r.stderr, /a quote is never closed/);
+  assert.equal(threaded.r.code, inThread.r.code);
+  assert.equal(threaded.r.stderr.split('\n').find((l) => l.includes('never closed')), inThread.r.stderr.split('\n').find((l) => l.includes('never closed')));
+  assert.deepEqual(threaded.summary, inThread.summary);
+  assert.deepEqual(threaded.rejects, inThread.rejects);
+  assert.equal((inThread.summary as { rows: number }).rows, ROWS);
+  assert.equal(inThread.rejects.length, expected.length);
+});
