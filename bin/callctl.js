@@ -6,16 +6,11 @@ import module from 'node:module';
 // Node ≥ 22.8 keeps compiled code on disk between runs; older Node has no such call.
 module.enableCompileCache?.();
 const argv = process.argv.slice(2);
-// An import's dry run allocates as fast as the CPU goes, and V8 would size its young generation
-// (and then the old one) to that rate — tens of megabytes of garbage that count in the peak RSS.
-// Kept at its start size here, before the command tree loads (it only ever grows), and the old
-// generation grows by a quarter at a time; flags for the whole process, its worker threads
-// included (BENCHMARKS.md §3; HEAP_FLAGS in src/import/phone-threads.ts, which sets them again
-// once its worker thread has started). Other commands keep V8's defaults.
-if (argv.includes('import') && argv.includes('--dry-run')) {
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--semi-space-growth-factor=1 --heap-growing-percent=25');
-}
+// An import's dry run allocates as fast as the CPU goes: V8's young generation is kept at its
+// start size from here on, before the command tree loads (it only ever grows), instead of growing
+// to 32 MB of mostly garbage. The rest is set when the dry run starts (keepHeapSmall in
+// src/import/phone-threads.ts, BENCHMARKS.md §3). Other commands keep V8's defaults.
+if (argv.includes('import') && argv.includes('--dry-run')) (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = await import('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);

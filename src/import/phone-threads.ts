@@ -37,12 +37,19 @@ export interface PhoneThreadOptions {
 export type PreparedRow = Row & { prepared?: string };
 
 /**
- * V8 flags for a dry run (set by bin/callctl.js before anything loads, with this same string):
- * the young generation kept at its start size and the old one grown by a quarter at a time, so
- * the heap does not size itself to the allocation rate (BENCHMARKS.md §3).
+ * A dry run allocates as fast as the CPU goes, and V8 would size its young generation (up to
+ * 32 MB) and then its old one to that rate: tens of megabytes of garbage in the peak RSS. From
+ * here on the young generation keeps the size start-up gave it (a few MB) and the old one grows
+ * by a quarter at a time (BENCHMARKS.md §3). Process-wide flags, worker threads included; a new
+ * thread's start sets them back to the defaults, so they are set again once it runs.
  */
-export const HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=25';
-const heapFlagsSet = process.argv.includes('--dry-run');
+const HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=25';
+let heapFlagsSet = false;
+
+export function keepHeapSmall(): void {
+  setFlagsFromString(HEAP_FLAGS);
+  heapFlagsSet = true;
+}
 
 /** The worker's file: dist/import/phone-worker.js next to dist/chunks/, or the source under tsx. */
 function workerFile(): URL | undefined {
@@ -71,7 +78,7 @@ class PhoneWorker {
       stderr: false,
     });
     this.worker.unref();
-    // A new thread's start sets V8's flags back to the defaults: keep the heap small again.
+    // A new thread's start sets V8's flags back to the defaults (see keepHeapSmall).
     this.worker.on('online', () => {
       if (heapFlagsSet) setFlagsFromString(HEAP_FLAGS);
     });

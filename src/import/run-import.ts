@@ -22,7 +22,7 @@ import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
-import { withPhonesOffThread } from './phone-threads.js';
+import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
 import { checkRow, type ContactBody, phoneTextOf } from './validate.js';
 
 export interface ImportOptions {
@@ -116,6 +116,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not
   // on its phones, and keeps reading in one thread.
   const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
+  if (o.dryRun) keepHeapSmall();
   const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), region, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
