@@ -190,22 +190,30 @@ try {
   }
 
   if (only.includes('dryrun')) {
+    // Beside each dry run, in the same round and over the same file, the reference pipeline:
+    // csv-parse and libphonenumber-js on one core (bench/dryrun-ref.mjs). The ratio of the two
+    // rates is the figure to compare across runs; the target is 1.5 (about 40,000 rows/s here).
     say('');
     say('## 3. Dry run — generated rows (half national, half international phones), `import --dry-run --country GB`');
     say('');
-    say('| rows | wall (median) | rows/s | peak RSS |');
-    say('|---|---|---|---|');
+    say('| rows | wall (median) | rows/s | reference rows/s | ratio | peak RSS |');
+    say('|---|---|---|---|---|---|');
     for (const n of smoke ? [2_000] : [100_000, 400_000, 1_000_000]) {
       const file = await bigLeads(n, `dry-${n}.csv`);
       const walls = [];
+      const refs = [];
       const rss = [];
       for (let r = 0; r < runs; r++) {
+        const ref = await run(process.execPath, [join(root, 'bench/dryrun-ref.mjs'), file, 'GB']);
+        if (ref.code !== 0) throw new Error(`reference failed: ${ref.stderr}`);
+        refs.push(ref.ms);
         const res = await callctl(['import', file, '--dry-run', '--country', 'GB', '--json'], { rss: true });
         if (res.code !== 0) throw new Error(`dry run failed: ${res.stderr}`);
         walls.push(res.ms);
         rss.push(res.rssMb);
       }
-      say(`| ${n.toLocaleString('en')} | ${(median(walls) / 1000).toFixed(2)} s | ${Math.round(n / (median(walls) / 1000)).toLocaleString('en')} | ${median(rss).toFixed(0)} MB |`);
+      const [w, f] = [median(walls), median(refs)];
+      say(`| ${n.toLocaleString('en')} | ${(w / 1000).toFixed(2)} s | ${Math.round(n / (w / 1000)).toLocaleString('en')} | ${Math.round(n / (f / 1000)).toLocaleString('en')} | ${(f / w).toFixed(2)} | ${median(rss).toFixed(0)} MB |`);
       rmSync(file);
     }
   }

@@ -6,6 +6,11 @@ import module from 'node:module';
 // Node ≥ 22.8 keeps compiled code on disk between runs; older Node has no such call.
 module.enableCompileCache?.();
 const argv = process.argv.slice(2);
+// An import's dry run allocates as fast as the CPU goes: V8's young generation is kept at its
+// start size from here on, before the command tree loads (it only ever grows), instead of growing
+// to 32 MB of mostly garbage. The rest is set when the dry run starts (keepHeapSmall in
+// src/import/phone-threads.ts, BENCHMARKS.md §3). Other commands keep V8's defaults.
+if (argv.includes('import') && argv.includes('--dry-run')) (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = await import('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);

@@ -21,31 +21,63 @@ const root = resolve(import.meta.dirname, '..');
 const EXTERNAL = [];
 
 const ENTRY = resolve(root, 'src/main.ts');
+const WORKER = 'src/import/phone-worker.ts';
 const external = EXTERNAL.flatMap((d) => [d, `${d}/*`]);
 
-// Pass 1: the entry's static graph (every `import()` left out).
-const graph = await build({
-  absWorkingDir: root,
-  entryPoints: [ENTRY],
-  bundle: true,
-  write: false,
-  metafile: true,
-  platform: 'node',
-  format: 'esm',
-  external,
-  logLevel: 'warning',
-  plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
-});
-const inEntry = new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
+/** Pass 1: an entry's static graph (every `import()` left out), as absolute paths. */
+const staticGraph = async (entry) => {
+  const graph = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    external,
+    logLevel: 'warning',
+    plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
+  });
+  return new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
+};
+const inEntry = await staticGraph(ENTRY);
+// The phone worker is a thread of its own: what it loads must not pull the command tree in.
+const inWorker = await staticGraph(resolve(root, WORKER));
 
 /** Every src/ module outside the entry's graph imports the entry (see the top of this file). */
 const entryFirst = {
   name: 'entry-first',
   setup(b) {
     b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, (a) => {
-      if (inEntry.has(a.path) || a.path === ENTRY) return undefined;
+      if (inEntry.has(a.path) || a.path === ENTRY || inWorker.has(a.path)) return undefined;
       // At the end: an import is hoisted wherever it stands, and the source map's lines stay right.
       return { contents: `${readFileSync(a.path, 'utf8')}\nexport * from ${JSON.stringify(ENTRY)};\n`, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * libphonenumber-js checks a number against its metadata's patterns with
+ * `new RegExp('^(?:' + pattern + ')$').test(text)` on every call: each call builds the long
+ * source string again and V8 hashes it to find the compiled expression — 37 % of the CPU of an
+ * import dry run (BENCHMARKS.md §3). The patterns are the metadata's own strings, a bounded set,
+ * and the expression has no `g` or `y` flag (no lastIndex state), so one RegExp per pattern,
+ * kept, answers the same. If a new version changes that file, the build stops here rather than
+ * silently losing the cache.
+ */
+const phoneRegexCache = {
+  name: 'libphonenumber-regexp-cache',
+  setup(b) {
+    b.onLoad({ filter: /libphonenumber-js[\\/]es6[\\/]helpers[\\/]matchesEntirely\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const call = "return new RegExp('^(?:' + regularExpressionText + ')$').test(text);";
+      if (!text.includes(call)) throw new Error(`${args.path}: matchesEntirely changed shape; update the regexp cache in scripts/build.mjs`);
+      const cached = [
+        'let regex = matchesEntirelyCache.get(regularExpressionText);',
+        "if (regex === undefined) { if (matchesEntirelyCache.size >= 10000) matchesEntirelyCache.clear(); regex = new RegExp('^(?:' + regularExpressionText + ')$'); matchesEntirelyCache.set(regularExpressionText, regex); }",
+        'return regex.test(text);',
+      ].join('\n');
+      return { contents: `const matchesEntirelyCache = new Map();\n${text.replace(call, () => cached)}`, loader: 'js' };
     });
   },
 };
@@ -53,10 +85,11 @@ const entryFirst = {
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
-  // for the benchmark and demo scripts.
-  entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2],
+  // The bin shim's import (main.ts re-exports what a TAB's completion needs), the sandbox for the
+  // benchmark and demo scripts, and the dry run's phone worker (a thread started from
+  // dist/import/, see src/import/phone-threads.ts).
+  entryPoints: ['src/main.ts', 'src/sandbox/index.ts', WORKER],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, phoneRegexCache],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
@@ -75,5 +108,6 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   // commander, undici and others are CommonJS and require node builtins; ESM has no `require`.
+  plugins: [phoneRegexCache],
   banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
 });

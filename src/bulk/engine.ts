@@ -20,6 +20,8 @@ export interface BulkRow {
   n: number;
   line: number;
   cells: string[];
+  /** What a stage before the engine worked out for the row (the import's phone), for the plan. */
+  prepared?: unknown;
 }
 
 /** What the plan decides for a row before anything is sent. */
@@ -58,7 +60,7 @@ export interface BulkPlan<T> {
 }
 
 export interface BulkIO {
-  rows: AsyncIterable<{ cells: string[]; line: number }>;
+  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown }>;
   log: Logger;
   onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
   rejects: RejectsFile;
@@ -183,7 +185,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     for await (const raw of io.rows) {
       if (stopping || fatal) break;
       c.rows += 1;
-      const row: BulkRow = { n: c.rows, line: raw.line, cells: raw.cells };
+      const row: BulkRow = { n: c.rows, line: raw.line, cells: raw.cells, prepared: raw.prepared };
       if (Journal.isFinished(io.earlier?.rows.get(row.n))) {
         c.skipped += 1;
         const key = plan.skipped?.(row);

@@ -17,7 +17,7 @@ import { startProgress } from './progress.js';
 /** What a file job reads: rows, and how far through the file it is (for progress). */
 export interface JobSource extends SourceShape {
   header: string[];
-  rows: AsyncIterable<{ cells: string[]; line: number }>;
+  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown }>;
   bytesRead(): number;
   size: number | undefined;
 }

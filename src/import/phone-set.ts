@@ -1,19 +1,35 @@
 /**
- * The E.164 phones already met in a file, for in-file duplicates: an open-addressing hash set of
- * the numbers' digits in a Float64Array (up to 15 digits fit a double exactly). A million phones
- * take 16–32 MB here, against roughly three times that for a Set of boxed numbers, and the
- * garbage collector has one object to look at instead of a million.
+ * The E.164 phones already met in a file, for in-file duplicates: the numbers' digits as doubles
+ * (up to 15 digits fit exactly) in an extendible hash — a directory over segments of 4,096 slots
+ * (32 KiB), each an open-addressing table. A full segment splits in two, reusing its own array:
+ * the set grows a segment at a time, without the moment a single table has both its old and its
+ * doubled array (8 + 16 MB at a million phones, BENCHMARKS.md §3). A million phones take about
+ * 16 MB, against roughly three times that for a Set of boxed numbers, and the garbage collector
+ * has a few hundred objects to look at instead of a million.
  */
+const SLOTS = 4096;
+const MASK = SLOTS - 1;
+/** Keys in a segment before it splits (three quarters full). */
+const FULL = (SLOTS * 3) / 4;
+/** A segment this deep no longer splits (its keys would share 24 bits of hash: never in practice). */
+const DEEPEST = 24;
+
+class Segment {
+  readonly slots = new Float64Array(SLOTS);
+  size = 0;
+  constructor(public depth: number) {}
+}
+
 export class PhoneSet {
-  private slots: Float64Array;
-  private mask: number;
+  /** Segments by the top `bits` bits of a key's hash; a segment of depth d fills 2^(bits-d) entries. */
+  private dir: Segment[] = [new Segment(1), new Segment(1)];
+  private bits = 1;
+  private readonly scratch = new Float64Array(SLOTS);
   size = 0;
 
-  constructor(capacity = 1 << 14) {
-    let n = 16;
-    while (n < capacity * 2) n *= 2;
-    this.slots = new Float64Array(n);
-    this.mask = n - 1;
+  /** `capacity` is accepted for compatibility: the set grows by segments as keys come. */
+  constructor(capacity?: number) {
+    void capacity;
   }
 
   /** The key of an E.164 phone (`+447400123456` → 447400123456). */
@@ -31,8 +47,9 @@ export class PhoneSet {
   }
 
   has(key: number): boolean {
-    const { slots, mask } = this;
-    for (let i = PhoneSet.hash(key) & mask; ; i = (i + 1) & mask) {
+    const h = PhoneSet.hash(key);
+    const slots = (this.dir[h >>> (32 - this.bits)] as Segment).slots;
+    for (let i = h & MASK; ; i = (i + 1) & MASK) {
       const v = slots[i] as number;
       if (v === 0) return false;
       if (v === key) return true;
@@ -42,31 +59,47 @@ export class PhoneSet {
   /** Adds a key (a positive number: 0 marks an empty slot); true when it was not there. */
   add(key: number): boolean {
     if (!(key > 0)) throw new RangeError(`not a phone key: ${key}`);
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
-    const { slots, mask } = this;
-    for (let i = PhoneSet.hash(key) & mask; ; i = (i + 1) & mask) {
-      const v = slots[i] as number;
-      if (v === key) return false;
-      if (v === 0) {
-        slots[i] = key;
-        this.size += 1;
-        return true;
-      }
+    const h = PhoneSet.hash(key);
+    if (this.has(key)) return false;
+    let seg = this.dir[h >>> (32 - this.bits)] as Segment;
+    while (seg.size >= FULL && seg.depth < DEEPEST) {
+      this.split(seg);
+      seg = this.dir[h >>> (32 - this.bits)] as Segment;
     }
+    PhoneSet.put(seg, key, h);
+    this.size += 1;
+    return true;
   }
 
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Float64Array(old.length * 2);
-    this.mask = this.slots.length - 1;
-    for (const v of old) {
+  private static put(seg: Segment, key: number, h: number): void {
+    const slots = seg.slots;
+    let i = h & MASK;
+    while (slots[i] !== 0) i = (i + 1) & MASK;
+    slots[i] = key;
+    seg.size += 1;
+  }
+
+  /** Splits a full segment by the next bit of the hash: its keys stay in it or move to a new one. */
+  private split(seg: Segment): void {
+    if (seg.depth === this.bits) {
+      const dir = new Array<Segment>(this.dir.length * 2);
+      for (let i = 0; i < this.dir.length; i++) dir[2 * i] = dir[2 * i + 1] = this.dir[i] as Segment;
+      this.dir = dir;
+      this.bits += 1;
+    }
+    seg.depth += 1;
+    const sibling = new Segment(seg.depth);
+    const shift = 32 - seg.depth;
+    for (let i = 0; i < this.dir.length; i++) if (this.dir[i] === seg && ((i >>> (this.bits - seg.depth)) & 1) === 1) this.dir[i] = sibling;
+    const old = this.scratch;
+    old.set(seg.slots);
+    seg.slots.fill(0);
+    seg.size = 0;
+    for (let i = 0; i < SLOTS; i++) {
+      const v = old[i] as number;
       if (v === 0) continue;
-      for (let i = PhoneSet.hash(v) & this.mask; ; i = (i + 1) & this.mask) {
-        if (this.slots[i] === 0) {
-          this.slots[i] = v;
-          break;
-        }
-      }
+      const h = PhoneSet.hash(v);
+      PhoneSet.put((h >>> shift) & 1 ? sibling : seg, v, h);
     }
   }
 }

@@ -4,6 +4,7 @@
  * another 2xx `matched` — handed to the bulk engine (src/bulk/engine.ts), which sends, journals,
  * rejects and counts. The summary is printed here.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
@@ -12,7 +13,8 @@ import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { regionOf } from '../phone/e164.js';
+import { decodePhoneResult, regionOf } from '../phone/e164.js';
+import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
 import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, parseMaps } from './mapping.js';
@@ -20,7 +22,8 @@ import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
-import { checkRow, type ContactBody } from './validate.js';
+import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
+import { checkRow, type ContactBody, phoneTextOf } from './validate.js';
 
 export interface ImportOptions {
   file: string;
@@ -101,7 +104,13 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
       await rowsOut?.write([item.body]);
     },
   });
-  const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
+  // A dry run is bound by the CPU, most of it phone parsing: that goes to a worker thread on a
+  // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not
+  // on its phones, and keeps reading in one thread.
+  const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
+  if (o.dryRun) keepHeapSmall();
+  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), region, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
+  const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
   await rowsOut?.end();
@@ -121,6 +130,15 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
   };
   return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
+}
+
+/**
+ * Worker threads for a dry run's phones: `CALLCTL_PHONE_WORKERS` (0 turns them off, docs/cli.md),
+ * else one when the machine has a second core.
+ */
+function phoneWorkers(given: string | undefined): number {
+  if (given !== undefined && /^\d+$/.test(given)) return Math.min(Number(given), 4);
+  return availableParallelism() >= 2 ? 1 : 0;
 }
 
 type Item = { body: ContactBody; e164: string | undefined };
@@ -144,7 +162,7 @@ function importPlan(
       return { has: (k) => set.has(k as number), add: (k) => set.add(k as number) };
     },
     check(row) {
-      const checked = checkRow(row.cells, mapping, check);
+      const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
       if (!checked.ok) return { reject: checked.reason };
       const item = { body: checked.body, e164: checked.e164 };
       if (checked.e164 === undefined) return { send: item };
@@ -152,7 +170,7 @@ function importPlan(
       return { send: item, key: keyOf(checked.e164) };
     },
     skipped(row) {
-      const checked = checkRow(row.cells, mapping, check);
+      const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
       return checked.ok && checked.e164 !== undefined ? keyOf(checked.e164) : undefined;
     },
     duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,

@@ -199,7 +199,9 @@ function openBytes(o: SourceOptions): { stream: Readable; size: number | undefin
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `no such file: ${o.path}` : `cannot read ${o.path}: ${code ?? (err as Error).message}`);
   }
-  const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
+  // csv-parse turns each chunk into its records at once (~500 rows for 32 KiB): smaller chunks
+  // keep fewer rows alive at a time, so fewer outlive V8's young generation (BENCHMARKS.md §3).
+  const stream = createReadStream(file, { highWaterMark: 32 * 1024 });
   stream.on('data', (c) => (counter.n += (c as Buffer).length));
   return { stream, size, counter };
 }
@@ -257,11 +259,10 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     })(),
     { objectMode: false },
   );
-  const parser = text.pipe(
-    parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true, raw: true, columns: false, trim: false, bom: true }),
-  );
+  const parser = text.pipe(parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true, columns: false, trim: false, bom: true }));
   text.on('error', (err) => parser.destroy(err));
-  const records = recordsOf<{ record: string[]; raw: string; info: { lines: number } }>(parser);
+  cheaperRecordInfo(parser);
+  const records = recordsOf<{ record: string[]; info: { lines: number; bytes: number; empty_lines: number } }>(parser);
 
   const parseError = (err: unknown): never => {
     if (err instanceof RuntimeError || err instanceof UsageError) throw err;
@@ -278,11 +279,13 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const first = await records.next().catch(parseError);
   if (first.done) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} is empty: no header row`, 'the first row must name the columns');
   const header = first.value.record.map((h) => h.trim());
-  // How far the rows handed out reach into the file, in the file's bytes (near enough): the bytes
-  // read from disk run ahead — the encoding check reads a whole file first — and would make the
-  // progress's estimate of the total rows say the file was done at its first row.
-  const bytesOf = (raw: string) => (decode.encoding === 'utf16le' || decode.encoding === 'utf16be' ? raw.length * 2 : Buffer.byteLength(raw, 'utf8'));
-  let consumed = bytesOf(first.value.raw);
+  // How far the rows handed out reach into the file, in the file's bytes (near enough: csv-parse
+  // counts the UTF-8 bytes of the decoded text, doubled for UTF-16): the bytes read from disk run
+  // ahead — the encoding check reads a whole file first — and would make the progress's estimate
+  // of the total rows say the file was done at its first row.
+  const bytesOf = (utf8Bytes: number) => (decode.encoding === 'utf16le' || decode.encoding === 'utf16be' ? utf8Bytes * 2 : utf8Bytes);
+  let consumed = bytesOf(first.value.info.bytes);
+  let emptyLines = first.value.info.empty_lines;
 
   async function* rows(): AsyncGenerator<Row> {
     for (;;) {
@@ -291,12 +294,17 @@ export async function openSource(o: SourceOptions): Promise<Source> {
         consumed = Math.max(consumed, counter.n);
         return;
       }
-      const { record: cells, raw, info } = next.value;
-      consumed += bytesOf(raw);
+      const { record: cells, info } = next.value;
+      consumed = bytesOf(info.bytes);
+      // The line a row starts on, as it always was: info.lines is where the record ends, less the
+      // newlines of its text — those inside its quoted cells, and, when lines end in \n, the blank
+      // lines skipped just before it (csv-parse's raw text of a record holds them).
+      let inner = 0;
+      for (const c of cells) for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) inner += 1;
+      if (endsInLf(parser)) inner += info.empty_lines - emptyLines;
+      emptyLines = info.empty_lines;
       // Blank lines, and lines of only spaces or only delimiters (Excel leaves those), are no rows.
       if (cells.every((c) => c.trim() === '')) continue;
-      // info.lines is where the record ends; a quoted cell may span lines before it.
-      const inner = raw.replace(/\r?\n$/, '').split('\n').length - 1;
       yield { cells, line: info.lines - inner };
     }
   }
@@ -309,6 +317,49 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     else stream.pause();
   };
   return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close, notes };
+}
+
+type ParserApi = {
+  info?: Record<string, number>;
+  options?: { columns?: unknown; record_delimiter?: Buffer[] };
+  state?: { error?: unknown; record?: unknown[] };
+  __infoRecord?: () => unknown;
+};
+
+/**
+ * csv-parse (7.x) builds each record's `info` by spreading its counters into a new object twice:
+ * a quarter of a dry run's parsing time. The same fields, written out, cost a plain object. Only
+ * when its internals still have the shape this was written against; otherwise it is left alone.
+ */
+function cheaperRecordInfo(parser: unknown): void {
+  const api = (parser as { api?: ParserApi }).api;
+  const info = api?.info;
+  const keys = ['bytes', 'bytes_records', 'comment_lines', 'empty_lines', 'invalid_field_length', 'lines', 'records'];
+  if (!api || !info || typeof api.__infoRecord !== 'function' || !api.state || !api.options) return;
+  if (Object.keys(info).sort().join() !== keys.join()) return;
+  api.__infoRecord = function (this: Required<ParserApi>) {
+    const i = this.info;
+    return {
+      bytes: i.bytes,
+      bytes_records: i.bytes,
+      comment_lines: i.comment_lines,
+      empty_lines: i.empty_lines,
+      invalid_field_length: i.invalid_field_length,
+      lines: i.lines,
+      records: i.records,
+      columns: this.options.columns,
+      error: this.state.error,
+      header: this.options.columns === true,
+      index: this.state.record?.length,
+      raw: undefined,
+    };
+  };
+}
+
+/** True when csv-parse found the lines to end in \n (not \r\n or \r): its first record told it. */
+function endsInLf(parser: unknown): boolean {
+  const rd = (parser as { api?: ParserApi }).api?.options?.record_delimiter;
+  return Array.isArray(rd) && rd.length === 1 && rd[0]?.[0] === 10;
 }
 
 /**

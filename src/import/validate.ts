@@ -7,7 +7,7 @@
  * field takes the first, tags take them all (README, "Importing a lead list").
  */
 import { isEmail } from '../api/fields.js';
-import { toE164 } from '../phone/e164.js';
+import { type PhoneResult, toE164 } from '../phone/e164.js';
 import type { AddressBlock, Mapping } from './mapping.js';
 
 /** Google's separator of several values in one cell. */
@@ -53,7 +53,20 @@ export interface CheckOptions {
   headerLength: number;
 }
 
-export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Checked {
+/** The phone a row is matched on: the first of its phone columns that holds one (its first value). */
+export function phoneTextOf(cells: string[], mapping: Mapping): string | undefined {
+  for (const index of mapping.phones) {
+    const v = firstValue(cells[index] ?? '');
+    if (v !== '') return v;
+  }
+  return undefined;
+}
+
+/**
+ * `phone`: what `toE164` returns for the row's phone, when it was worked out already (a dry run's
+ * phones are parsed on a worker thread, phone-worker.ts); otherwise it is parsed here.
+ */
+export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions, phone?: PhoneResult): Checked {
   if (cells.length > o.headerLength) {
     const extra = cells.slice(o.headerLength).some((c) => c.trim() !== '');
     if (extra) return { ok: false, reason: `row has ${cells.length} cells but the header has ${o.headerLength}` };
@@ -84,20 +97,13 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions): Ch
   const email = body.email as string | undefined;
   if (email !== undefined && !isEmail(email)) return { ok: false, reason: `email "${email}" is not an e-mail address` };
 
-  let phoneText: string | undefined;
-  for (const index of mapping.phones) {
-    const v = firstValue(cells[index] ?? '');
-    if (v !== '') {
-      phoneText = v;
-      break;
-    }
-  }
+  const phoneText = phoneTextOf(cells, mapping);
   if (phoneText === undefined) {
     if (!o.allowNoPhone) return { ok: false, reason: 'no phone (the phone is how the service matches a contact; --allow-no-phone imports it anyway)' };
     if (Object.keys(body).length === 0) return { ok: false, reason: 'the row has no contact field' };
     return { ok: true, body, e164: undefined };
   }
-  const phone = toE164(phoneText, o.region);
+  phone ??= toE164(phoneText, o.region);
   if (!phone.ok) return { ok: false, reason: phone.reason };
   body.phone = phone.e164;
   // The API has no field for an extension: it is kept in the notes rather than lost (README).

@@ -67,6 +67,30 @@ export function toE164(input: string, region?: string): PhoneResult {
   return result;
 }
 
+/**
+ * A result as one string, to cross to and from a worker thread cheaply (phone-worker.ts): the E.164
+ * number (`+…`, digits only), `;` and the extension if there is one, or `!` and the reason.
+ */
+export function encodePhoneResult(r: PhoneResult): string {
+  if (!r.ok) return `!${r.reason}`;
+  return r.ext !== undefined ? `${r.e164};${r.ext}` : r.e164;
+}
+
+/** The result `encodePhoneResult` wrote, as `toE164` returns it. */
+export function decodePhoneResult(s: string): PhoneResult {
+  if (s.charCodeAt(0) === 33 /* ! */) return { ok: false, reason: s.slice(1) };
+  const at = s.indexOf(';');
+  return at === -1 ? { ok: true, e164: s } : { ok: true, e164: s.slice(0, at), ext: s.slice(at + 1) };
+}
+
+/**
+ * `toE164` without its cache: for the dry run's worker thread, which meets each number once (a
+ * repeat is a duplicate) and whose heap a cache of ten thousand results only churns.
+ */
+export function toE164Uncached(input: string, region?: string): PhoneResult {
+  return parse(input, region);
+}
+
 function parse(input: string, region: string | undefined): PhoneResult {
   let text = input.trim();
   if (text === '') return { ok: false, reason: 'phone is empty' };

@@ -1,0 +1,16 @@
+/**
+ * The worker thread of phone-threads.ts: batches of phone texts in, each one's `toE164` result
+ * out (encoded as one string, in the same order). Nothing else runs here.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { encodePhoneResult, toE164Uncached } from '../phone/e164.js';
+
+const port = parentPort;
+if (!port) throw new Error('phone-worker.js runs as a worker thread');
+const region = (workerData as { region: string | undefined }).region;
+port.on('message', (texts: string[]) => {
+  const out = new Array<string>(texts.length);
+  for (let i = 0; i < texts.length; i++) out[i] = encodePhoneResult(toE164Uncached(texts[i] as string, region));
+  port.postMessage(out);
+});
+port.postMessage('ready');
