@@ -285,8 +285,9 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   // of the total rows say the file was done at its first row.
   const bytesOf = (utf8Bytes: number) => (decode.encoding === 'utf16le' || decode.encoding === 'utf16be' ? utf8Bytes * 2 : utf8Bytes);
   let consumed = bytesOf(first.value.info.bytes);
-  let emptyLines = first.value.info.empty_lines;
 
+  /** \r\n inside quoted cells so far, each of which csv-parse counted as two lines. */
+  let crlfCounted = 0;
   async function* rows(): AsyncGenerator<Row> {
     for (;;) {
       const next = await records.next().catch(parseError);
@@ -296,16 +297,23 @@ export async function openSource(o: SourceOptions): Promise<Source> {
       }
       const { record: cells, info } = next.value;
       consumed = bytesOf(info.bytes);
-      // The line a row starts on, as it always was: info.lines is where the record ends, less the
-      // newlines of its text — those inside its quoted cells, and, when lines end in \n, the blank
-      // lines skipped just before it (csv-parse's raw text of a record holds them).
+      // The line a row starts on: info.lines is where the record ends, less the newlines inside its
+      // quoted cells. csv-parse counts a \r\n inside quotes as two lines, in this record and every
+      // one after it: those are taken off too. (Blank lines before a row are not in it: with \n
+      // line ends they used to be subtracted, and a row after blank lines was reported too early.)
       let inner = 0;
-      for (const c of cells) for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) inner += 1;
-      if (endsInLf(parser)) inner += info.empty_lines - emptyLines;
-      emptyLines = info.empty_lines;
+      let crlf = 0;
+      for (const c of cells) {
+        for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) {
+          inner += 1;
+          if (i > 0 && c.charCodeAt(i - 1) === 13) crlf += 1;
+        }
+      }
+      const line = info.lines - inner - crlf - crlfCounted;
+      crlfCounted += crlf;
       // Blank lines, and lines of only spaces or only delimiters (Excel leaves those), are no rows.
       if (cells.every((c) => c.trim() === '')) continue;
-      yield { cells, line: info.lines - inner };
+      yield { cells, line };
     }
   }
 
@@ -354,12 +362,6 @@ function cheaperRecordInfo(parser: unknown): void {
       raw: undefined,
     };
   };
-}
-
-/** True when csv-parse found the lines to end in \n (not \r\n or \r): its first record told it. */
-function endsInLf(parser: unknown): boolean {
-  const rd = (parser as { api?: ParserApi }).api?.options?.record_delimiter;
-  return Array.isArray(rd) && rd.length === 1 && rd[0]?.[0] === 10;
 }
 
 /**

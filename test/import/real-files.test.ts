@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -75,3 +76,15 @@ test('phone columns "Contact Number" and "Mobile No.", extensions kept in the no
   assert.equal(byPhone.get('+447400300002')?.lastName, 'Exact', '4.47400300002E+11 has every digit');
   assert.match(rejects!, /Sci Rounded,4\.47400E\+11,,,"phone ""4\.47400E\+11"": Excel rounded this number: re-export the column as text"/);
 });
+
+for (const eol of ['\n', '\r\n']) {
+  test(`the rejects name each row's own line, after blank lines and a cell over two lines (${eol === '\n' ? 'LF' : 'CRLF'})`, async (t) => {
+    const lines = ['Name,Phone', 'Ann,07400100001', '', '', 'Bob,not a phone', '"Cy', 'Dee",call me', '', 'Eve,nope', 'Fay,07400100002'];
+    const { r, rejects, contacts } = await importFile(t, 'gaps.csv', ['--country', 'GB'], lines.join(eol) + eol);
+    assert.equal(r.code, 6, r.stderr);
+    assert.deepEqual(contacts.map((c) => c.phone).sort(), ['+447400100001', '+447400100002']);
+    const rows = parse(rejects!, { columns: true, bom: true }) as Array<{ Name: string; line: string }>;
+    // Bob is on line 5, "Cy/Dee" starts on line 6, Eve is on line 9.
+    assert.deepEqual(rows.map((row) => [row.Name.split(/\r?\n/)[0], row.line]), [['Bob', '5'], ['Cy', '6'], ['Eve', '9']]);
+  });
+}
