@@ -41,15 +41,13 @@ const staticGraph = async (entry) => {
   return new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
 };
 const inEntry = await staticGraph(ENTRY);
-// The phone worker is a thread of its own: what it loads must not pull the command tree in.
-const inWorker = await staticGraph(resolve(root, WORKER));
 
 /** Every src/ module outside the entry's graph imports the entry (see the top of this file). */
 const entryFirst = {
   name: 'entry-first',
   setup(b) {
     b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, (a) => {
-      if (inEntry.has(a.path) || a.path === ENTRY || inWorker.has(a.path)) return undefined;
+      if (inEntry.has(a.path) || a.path === ENTRY) return undefined;
       // At the end: an import is hoisted wherever it stands, and the source map's lines stay right.
       return { contents: `${readFileSync(a.path, 'utf8')}\nexport * from ${JSON.stringify(ENTRY)};\n`, loader: 'ts' };
     });
@@ -85,10 +83,9 @@ const phoneRegexCache = {
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The bin shim's import (main.ts re-exports what a TAB's completion needs), the sandbox for the
-  // benchmark and demo scripts, and the dry run's phone worker (a thread started from
-  // dist/import/, see src/import/phone-threads.ts).
-  entryPoints: ['src/main.ts', 'src/sandbox/index.ts', WORKER],
+  // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
+  // for the benchmark and demo scripts.
+  entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
   plugins: [entryFirst, lazyChildProcess, lazyHttp2, phoneRegexCache],
   outbase: 'src',
   outdir: 'dist',
@@ -108,6 +105,28 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   // commander, undici and others are CommonJS and require node builtins; ESM has no `require`.
+  banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
+});
+
+// The dry run's phone worker (a thread started from dist/import/, see src/import/phone-threads.ts):
+// a build of its own, one file with all it needs. Built with the rest, the modules it shares with
+// the entry's graph (errors, the phone code) were split out of that graph's one chunk, and
+// `--help` went back to loading eight files.
+await build({
+  absWorkingDir: root,
+  entryPoints: [WORKER],
   plugins: [phoneRegexCache],
+  outfile: 'dist/import/phone-worker.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
   banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
 });

@@ -22,6 +22,11 @@ function sourcesOf(url: string): string[] {
 }
 
 async function loaded(t: Parameters<typeof tempDir>[0], args: string[]): Promise<string[]> {
+  return (await loadedFiles(t, args)).flatMap(sourcesOf);
+}
+
+/** The URLs a run resolves, as they are (dist/ files not expanded). */
+async function loadedFiles(t: Parameters<typeof tempDir>[0], args: string[]): Promise<string[]> {
   const file = join(tempDir(t), 'imports.txt');
   const child = spawn(process.execPath, ['--import', join(ROOT, 'test/helpers/record-imports.mjs'), BIN, ...args], {
     env: { PATH: process.env.PATH, CALLCTL_TEST_IMPORTS: file, CALLCTL_CONFIG_DIR: tempDir(t) },
@@ -29,7 +34,7 @@ async function loaded(t: Parameters<typeof tempDir>[0], args: string[]): Promise
   });
   const code = await new Promise((done) => child.on('close', done));
   assert.equal(code, 0, args.join(' '));
-  return readFileSync(file, 'utf8').trim().split('\n').flatMap(sourcesOf);
+  return readFileSync(file, 'utf8').trim().split('\n');
 }
 
 for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', '']]) {
@@ -43,6 +48,16 @@ for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import'
     assert.deepEqual(urls.filter((u) => HEAVY.test(u)), []);
   });
 }
+
+test('--help and a TAB load the entry as a few files, not one per shared module (BENCHMARKS.md §4)', async (t) => {
+  // bin, dist/main.js, the entry's one chunk and a tiny shared one: each file more costs the ESM
+  // loader a resolve, a read and a link on every start. (A build that split the entry's graph
+  // again — a second entry sharing its modules did — loaded ten.)
+  for (const args of [['--help'], ['contacts', '--help'], ['__complete', 'bash', 'cont']]) {
+    const files = [...new Set(await loadedFiles(t, args))].filter((u) => u.startsWith('file:') && !u.includes('/node_modules/'));
+    assert.ok(files.length <= 4, `callctl ${args.join(' ')} loaded ${files.length} files: ${files.map((u) => u.slice(u.lastIndexOf('/') + 1)).join(', ')}`);
+  }
+});
 
 test('the check can fail: a dry-run import does load the CSV and phone code', async (t) => {
   const urls = await loaded(t, ['import', join(ROOT, 'fixtures/outlook.csv'), '--dry-run', '--country', 'US']);
