@@ -1,13 +1,14 @@
 /**
  * The rows of an Excel workbook (`.xlsx`), streamed with exceljs's WorkbookReader: memory does
  * not grow with the rows (read-excel-file, measured beside it, holds the whole sheet; README,
- * "File formats"). The worksheet is the first one, or `--sheet`; its first non-empty row is the
+ * "File formats"), nor with the workbook's distinct texts (kept on disk, disk-strings.ts). The worksheet is the first one, or `--sheet`; its first non-empty row is the
  * header; each cell becomes the text Excel shows, except that a number keeps all its digits (a
  * phone stored as a number is never `4.47911E+11`) and a date is ISO 8601.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import { RuntimeError, UsageError } from '../errors.js';
+import { DiskStrings } from './disk-strings.js';
 import type { Row, Source } from './source.js';
 
 /** A ZIP local file header: every `.xlsx` starts with it, whatever the file is called. */
@@ -138,19 +139,31 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
   const counter = { n: 0 };
   const bytes = createReadStream(o.path, { highWaterMark: 256 * 1024 });
   bytes.on('data', (c) => (counter.n += (c as Buffer).length));
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(bytes, { sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore' });
+  // Shared strings are emitted, not cached, and kept on disk (disk-strings.ts): the table holds
+  // every distinct text of the workbook, and in memory it grew with the rows. With them emitted,
+  // exceljs spools each worksheet to a temporary file and reads it once the table is complete.
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(bytes, { sharedStrings: 'emit', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore' });
+  const strings = new DiskStrings();
   const broken = (err: unknown): never => {
+    strings.close();
     if (err instanceof UsageError || err instanceof RuntimeError) throw err;
     throw new RuntimeError('malformed_xlsx', `${o.path}: not a readable Excel workbook (${(err as Error)?.message ?? String(err)})`, 'open it in Excel and save it again as .xlsx, or export the sheet as CSV');
   };
 
   type WorksheetReader = AsyncIterable<{ number: number; values: unknown }> & { id?: unknown; name?: string };
-  const sheetIterator = (reader as unknown as AsyncIterable<WorksheetReader>)[Symbol.asyncIterator]();
+  type Event = { eventType?: string; value?: unknown; index?: number; text?: unknown };
+  const events = (reader as unknown as { parse(): AsyncIterator<Event> }).parse();
   let worksheet: WorksheetReader | undefined;
   for (;;) {
-    const next = await sheetIterator.next().catch(broken);
+    const next = await events.next().catch(broken);
     if (next.done) break;
-    const ws = next.value;
+    const e = next.value;
+    if (e.eventType === undefined && typeof e.index === 'number') {
+      strings.add(cellText(e.text));
+      continue;
+    }
+    if (e.eventType !== 'worksheet') continue;
+    const ws = e.value as WorksheetReader;
     // exceljs names a worksheet only when workbook.xml came first in the archive; otherwise it
     // knows its file number, which the workbook's relationships map to a name.
     const known = (reader as unknown as { model?: unknown }).model !== undefined;
@@ -161,13 +174,19 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     }
     for await (const _row of ws) void _row; // skip a sheet that is not the one asked for
   }
-  if (!worksheet) throw new UsageError(`${o.path}: no worksheet to read`, 'save the workbook again in Excel, or export the sheet as CSV');
+  if (!worksheet) {
+    strings.close();
+    throw new UsageError(`${o.path}: no worksheet to read`, 'save the workbook again in Excel, or export the sheet as CSV');
+  }
 
   const rowIterator = worksheet[Symbol.asyncIterator]();
   const cellsOf = (values: unknown): string[] => {
     const list = Array.isArray(values) ? (values as unknown[]) : [];
     const cells: string[] = [];
-    for (let i = 1; i < list.length; i++) cells.push(cellText(list[i]));
+    for (let i = 1; i < list.length; i++) {
+      const v = list[i] as { sharedString?: unknown } | undefined;
+      cells.push(v !== null && typeof v === 'object' && typeof v.sharedString === 'number' ? (strings.get(v.sharedString) ?? '') : cellText(v));
+    }
     return cells;
   };
   let header: string[] | undefined;
@@ -182,6 +201,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     }
   }
   const shown = `${o.path}${wanted ? ` (worksheet "${wanted.name}")` : ''}`;
+  if (header === undefined) strings.close();
   if (header === undefined) throw new UsageError(`${shown} is empty: no header row`, 'the first non-empty row must name the columns');
 
   let closed = false;
@@ -189,7 +209,10 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     for (;;) {
       if (closed) return;
       const next = await rowIterator.next().catch(broken);
-      if (next.done) return;
+      if (next.done) {
+        strings.close();
+        return;
+      }
       const cells = cellsOf(next.value.values);
       if (cells.every((c) => c.trim() === '')) continue;
       // The row number Excel shows is the "line" of messages and of the rejects file.
@@ -206,6 +229,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     size,
     close: () => {
       closed = true;
+      strings.close();
       bytes.destroy();
     },
     notes: [],
