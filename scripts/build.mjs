@@ -81,18 +81,10 @@ const phoneRegexCache = {
 };
 
 rmSync(resolve(root, 'dist'), { recursive: true, force: true });
-await build({
+/** What every bundle here shares: ESM for Node 20, small, with source maps. */
+const common = {
   absWorkingDir: root,
-  // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
-  // for the benchmark and demo scripts.
-  entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, phoneRegexCache],
-  outbase: 'src',
-  outdir: 'dist',
-  entryNames: '[dir]/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
-  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
@@ -106,27 +98,23 @@ await build({
   logLevel: 'warning',
   // commander, undici and others are CommonJS and require node builtins; ESM has no `require`.
   banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
+};
+
+await build({
+  ...common,
+  // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
+  // for the benchmark and demo scripts.
+  entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, phoneRegexCache],
+  outbase: 'src',
+  outdir: 'dist',
+  entryNames: '[dir]/[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
 });
 
 // The dry run's phone worker (a thread started from dist/import/, see src/import/phone-threads.ts):
 // a build of its own, one file with all it needs. Built with the rest, the modules it shares with
 // the entry's graph (errors, the phone code) were split out of that graph's one chunk, and
-// `--help` went back to loading eight files.
-await build({
-  absWorkingDir: root,
-  entryPoints: [WORKER],
-  plugins: [phoneRegexCache],
-  outfile: 'dist/import/phone-worker.js',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: true,
-  sourcesContent: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-  banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
-});
+// `--help` went back to loading ten files.
+await build({ ...common, entryPoints: [WORKER], plugins: [phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
