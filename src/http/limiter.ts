@@ -113,7 +113,9 @@ export class RequestLimiter {
           if (verdict.startInMs > 0 && (await shared.pausedFor()) > 0) continue;
           return;
         } catch (err) {
-          this.loseShared(err);
+          // Closing (the job is over) ends the sharing without a warning; a failing Redis does not.
+          if (shared.isClosed) this.shared = undefined;
+          else this.loseShared(err);
         }
       }
     });

@@ -115,7 +115,14 @@ export class SharedBudget {
   /** A 429 here: every process pauses for `ms`. */
   pause(ms: number): void {
     if (this.closed) return;
-    this.redis.eval(PAUSE, 1, this.keys.state, String(Math.ceil(ms)), String(STALE_MS)).catch((err: unknown) => this.hooks?.lost(err));
+    this.redis.eval(PAUSE, 1, this.keys.state, String(Math.ceil(ms)), String(STALE_MS)).catch((err: unknown) => {
+      if (!this.closed) this.hooks?.lost(err);
+    });
+  }
+
+  /** Whether close() was called: what fails after it is the closed connection, not Redis. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Whether this process learns the pace for all. */
@@ -170,7 +177,8 @@ export class SharedBudget {
         if (rate !== undefined) this.apply(1000 / rate);
       }
     } catch (err) {
-      hooks.lost(err);
+      // A tick still waiting on Redis when the budget closed fails with the closed connection.
+      if (!this.closed) hooks.lost(err);
     } finally {
       this.ticking = false;
     }
