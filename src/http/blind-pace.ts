@@ -48,7 +48,7 @@ const DOUBLING_MS = 100;
 const FIRST_SHARE = 0.5;
 /** …after a short span, with nothing better known. */
 const SHORT_SHARE = 0.7;
-/** Two spans whose admitted counts differ by at most this share met a window's quota. */
+/** Spans whose admitted counts are within this share of the least met a window's quota. */
 const WINDOW_SAME = 0.02;
 /** The probe stays under this share of the pace that last met a 429… */
 const UNDER_TOO_FAST = 0.97;
@@ -235,18 +235,17 @@ export class BlindPace {
       return;
     }
     if (this.burstRefuted || this.burst > 0) return;
-    // A window's quota is the least a short span after a pause (or the first) admitted: one that went on past
-    // the window's end admitted more (the rest of one window and part of the next). Two such spans
-    // admitting that least number, to within a request or two, are a window; a bucket's spans
-    // admit what the pause refilled plus what dripped in meanwhile, which seldom repeats so closely.
-    // The first span began with a whole quota too.
+    // A window's quota is the least a short span that began with a whole quota (the first, or one
+    // after a pause) admitted: one that went on past the window's end admitted more (the rest of one
+    // window and part of the next). Two such spans admitting that least number, to within a request
+    // or two, are a window; a bucket's spans admit what the pause refilled plus what dripped in
+    // meanwhile, which seldom repeats so closely.
     const afterPause = this.spans.filter((x) => x.pauseMs >= 1000 && x.T < LONG_SPAN_MS && x.A >= 4);
     if (afterPause.length < 2) return;
     const least = Math.min(...afterPause.map((x) => x.A));
     const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least)).length;
     if (same >= 2) this.burst = Math.floor(least * 0.9);
   }
-
 
   /** The pace to hold after the latest span. */
   private estimate(paceAt429: number, at: number): number {

@@ -139,12 +139,11 @@ export class Pacer {
   /**
    * Header regime, paced without mirroring the quota (a shared budget): while at least half the
    * quota is left the pace is not what the server limits, so the refill estimate may grow by
-   * `factor` — it is measured, and cut, as soon as the quota drains. Returns whether it grew.
+   * `factor` — it is measured, and cut, as soon as the quota drains.
    */
-  raiseWhileQuotaLeft(factor: number): boolean {
-    if (!this.headerMode || this.capacity === null || this.credits === null || this.credits < this.capacity / 2 || this.refill <= 0) return false;
+  raiseWhileQuotaLeft(factor: number): void {
+    if (!this.headerMode || this.capacity === null || this.credits === null || this.credits < this.capacity / 2 || this.refill <= 0) return;
     this.refill = Math.min(this.refill * factor, this.ceiling ?? Infinity);
-    return true;
   }
 
   /** A request goes out now. */

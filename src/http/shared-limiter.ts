@@ -125,11 +125,6 @@ export class SharedBudget {
     return this.closed;
   }
 
-  /** Whether this process learns the pace for all. */
-  get leading(): boolean {
-    return this.learner !== undefined;
-  }
-
   start(hooks: SharedHooks): void {
     this.hooks = hooks;
     this.timer = setInterval(() => void this.tick(), TICK_MS);
@@ -207,8 +202,8 @@ export class SharedBudget {
   }
 }
 
-/** Within 2 %: not worth a round trip to Redis. */
-export function aboutEqual(a: number, b: number): boolean {
+/** Within 2 %: not worth telling the gate. */
+function aboutEqual(a: number, b: number): boolean {
   return a === b || Math.abs(a - b) <= 0.02 * Math.max(Math.abs(a), Math.abs(b));
 }
 

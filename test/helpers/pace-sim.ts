@@ -65,7 +65,8 @@ export function limitRate(s: SimServer): number {
   return s.shape === 'concurrency' ? ((s.maxInflight ?? 1) * 1000) / (s.latencyMs ?? 1) : s.rate;
 }
 
-class Heap {
+/** The simulations' event queue: earliest first, in order of scheduling at equal times. */
+export class Heap {
   private items: Array<{ t: number; seq: number; fn: () => void }> = [];
   private seq = 0;
   get size(): number {

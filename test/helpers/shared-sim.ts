@@ -10,7 +10,7 @@ import { PaceGate, type Ticket } from '../../src/http/gate.js';
 import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
 import { SharedLearner, type SharedAnswer } from '../../src/http/shared-pace.js';
 import { RateLimit, type HeaderStyle } from '../../src/sandbox/ratelimit.js';
-import { seeded } from './pace-sim.js';
+import { Heap, seeded } from './pace-sim.js';
 
 export interface SharedSimOptions {
   processes: number;
@@ -38,15 +38,8 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
   const t0 = 1_700_000_000_000;
   let now = t0;
   const limit = new RateLimit({ shape: 'bucket', rate: o.rate, burst: o.burst, headers: o.headers }, () => now, () => now);
-  const events: Array<{ t: number; seq: number; fn: () => void }> = [];
-  let seq = 0;
-  const at = (t: number, fn: () => void) => {
-    // A sorted insert: the event lists here stay small (a few per process).
-    const e = { t, seq: seq++, fn };
-    let i = events.length;
-    while (i > 0 && (events[i - 1] as { t: number }).t > t) i--;
-    events.splice(i, 0, e);
-  };
+  const events = new Heap();
+  const at = (t: number, fn: () => void) => events.push(t, fn);
   const late = () => random() * 2;
   const wire = () => 0.1 + random() * 0.6;
 
@@ -134,8 +127,8 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     at(now + phase, tick);
     dispatch(p);
   });
-  for (let guard = 0; events.length > 0 && done < total && guard < 20_000_000; guard++) {
-    const e = events.shift() as { t: number; fn: () => void };
+  for (let guard = 0; events.size > 0 && done < total && guard < 20_000_000; guard++) {
+    const e = events.pop();
     now = e.t;
     e.fn();
   }
