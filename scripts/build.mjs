@@ -14,17 +14,21 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { lazyChildProcess, lazyHttp2 } from './lazy-builtins.mjs';
+import { BUILTIN, lazyChildProcess, lazyHttp2, shimKey, viaGetBuiltinModule } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
 const EXTERNAL = [];
 
 const ENTRY = resolve(root, 'src/main.ts');
+const SRC = resolve(root, 'src') + '/';
 const WORKER = 'src/import/phone-worker.ts';
 const external = EXTERNAL.flatMap((d) => [d, `${d}/*`]);
 
-/** Pass 1: an entry's static graph (every `import()` left out), as absolute paths. */
+/**
+ * Pass 1: an entry's static graph (every `import()` left out): its modules, as absolute paths,
+ * and the builtins they import or require (as `shimKey`s).
+ */
 const staticGraph = async (entry) => {
   const graph = await build({
     absWorkingDir: root,
@@ -38,9 +42,11 @@ const staticGraph = async (entry) => {
     logLevel: 'warning',
     plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
   });
-  return new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
+  const inputs = Object.entries(graph.metafile.inputs);
+  const builtins = inputs.flatMap(([, i]) => i.imports.filter((d) => d.external && BUILTIN.test(d.path)).map((d) => shimKey(d.kind, d.path)));
+  return { files: new Set(inputs.map(([p]) => resolve(root, p))), builtins: new Set(builtins) };
 };
-const inEntry = await staticGraph(ENTRY);
+const { files: inEntry, builtins: entryBuiltins } = await staticGraph(ENTRY);
 
 /** Every src/ module outside the entry's graph imports the entry (see the top of this file). */
 const entryFirst = {
@@ -96,8 +102,10 @@ const common = {
   sourcesContent: false,
   legalComments: 'none',
   logLevel: 'warning',
-  // commander, undici and others are CommonJS and require node builtins; ESM has no `require`.
-  banner: { js: "import { createRequire as __callctlRequire } from 'node:module'; const require = __callctlRequire(import.meta.url);" },
+  // Bundled CommonJS libraries may still `require` a package at run time (builtins come from
+  // viaGetBuiltinModule); ESM has no `require`. Making one costs ~4 ms (Node's CommonJS loader),
+  // so it is made on first call.
+  banner: { js: "let __callctlRequire; const require = (id) => (__callctlRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);" },
 };
 
 await build({
@@ -105,7 +113,7 @@ await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, phoneRegexCache],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, viaGetBuiltinModule((key, importer) => entryBuiltins.has(key) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
@@ -117,4 +125,4 @@ await build({
 // a build of its own, one file with all it needs. Built with the rest, the modules it shares with
 // the entry's graph (errors, the phone code) were split out of that graph's one chunk, and
 // `--help` went back to loading ten files.
-await build({ ...common, entryPoints: [WORKER], plugins: [phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
+await build({ ...common, entryPoints: [WORKER], plugins: [viaGetBuiltinModule(() => true), phoneRegexCache], outfile: 'dist/import/phone-worker.js' });

@@ -1,5 +1,51 @@
-// esbuild plugins for scripts/build.mjs: builtins that bundled libraries require at load but
-// callctl never uses are loaded on first use instead (BENCHMARKS.md §4, start-up).
+// esbuild plugins for scripts/build.mjs: how the bundles get Node's builtins, for start-up
+// (BENCHMARKS.md §4). Builtins that bundled libraries require at load but callctl never uses are
+// loaded on first use; every other builtin comes from `process.getBuiltinModule`.
+import { builtinModules } from 'node:module';
+
+/**
+ * `import { readFileSync } from 'node:fs'` in ESM, and `require('fs')` as well, build the
+ * builtin's public facade, which reads every one of its exports, getters included: node:fs's
+ * `ReadStream` loads the whole streams implementation, node:util's `TextDecoder` the encoding
+ * code — ~7 ms of every start on Node 24, for names callctl never reads.
+ * `process.getBuiltinModule` (Node ≥ 20.16) returns the same object without that, so every
+ * builtin that a bundled module imports or requires becomes a small module over it:
+ * - for `require`, one line: `module.exports = process.getBuiltinModule(…)`;
+ * - for `import`, an ES module whose every export is a pure read of one property, so esbuild keeps
+ *   only the names that are imported somewhere and nothing reads the others (as CommonJS, esbuild's
+ *   interop would copy every property's descriptor, which computes node:util's lazy ones).
+ */
+export const BUILTIN = new RegExp(`^(node:[a-z_/]+|${builtinModules.join('|')})$`);
+/** How a shim is keyed: the kind of import and the builtin's `node:` name. */
+export const shimKey = (kind, path) => `${kind === 'import-statement' ? 'esm' : 'cjs'} ${path.startsWith('node:') ? path : `node:${path}`}`;
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+const esmOver = async (id) => {
+  const names = Object.keys(await import(id)).filter((k) => k !== 'default' && IDENT.test(k));
+  return [
+    `const m = process.getBuiltinModule(${JSON.stringify(id)}), read = (k) => m[k];`,
+    'export default m;',
+    ...names.map((k, i) => `const b${i} = /* @__PURE__ */ read(${JSON.stringify(k)}); export { b${i} as ${k} };`),
+  ].join('\n');
+};
+/**
+ * `wanted(key, importer)` says which imports get a shim; the others stay plain imports. With code
+ * splitting, a shim that lazy chunks share becomes a file of its own, and a file costs more to
+ * find and link than the facade it saves, so scripts/build.mjs shims only what the entry's graph
+ * imports, and only for modules whose chunk reaches the entry's (all in the entry's chunk).
+ */
+export const viaGetBuiltinModule = (wanted) => ({
+  name: 'via-get-builtin-module',
+  setup(b) {
+    b.onResolve({ filter: BUILTIN }, (a) => {
+      // An `import()` stays native: a shim would be a chunk of its own, loaded later anyway.
+      if (a.kind === 'dynamic-import') return undefined;
+      const key = shimKey(a.kind, a.path);
+      return wanted(key, a.importer) ? { path: key.slice(4), namespace: `builtin-${key.slice(0, 3)}` } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (a) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(a.path)});`, loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin-esm' }, async (a) => ({ contents: await esmOver(a.path), loader: 'js' }));
+  },
+});
 /**
  * commander requires node:child_process at load, for executable subcommands (callctl has none):
  * that builtin (with dgram and the rest it pulls) cost ~2 ms of every start. Here commander gets
@@ -10,7 +56,7 @@ export const lazyChildProcess = {
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (a) => (/[/\\]node_modules[/\\]commander[/\\]/.test(a.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };",
       loader: 'js',
     }));
   },
@@ -39,7 +85,7 @@ export const lazyHttp2 = {
   setup(b) {
     b.onResolve({ filter: /^(node:)?http2$/ }, (a) => (/[/\\]node_modules[/\\]undici[/\\]/.test(a.importer) ? { path: 'http2', namespace: 'lazy-http2' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'lazy-http2' }, () => ({
-      contents: `const real = () => require('node:http2');
+      contents: `const real = () => process.getBuiltinModule('node:http2');
 module.exports = new Proxy({ constants: ${JSON.stringify(HTTP2_CONSTANTS)} }, { get: (t, k) => (k === 'constants' ? t.constants : real()[k]) });`,
       loader: 'js',
     }));
