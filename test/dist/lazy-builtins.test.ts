@@ -25,3 +25,48 @@ test('undici requires nothing from node:http2 at load but these constants', asyn
   // Every other use of http2 is inside a function (connect), not at load.
   assert.deepEqual([...source.matchAll(/^\S.*\bhttp2\.(\w+)/gm)].map((m) => m[1]), []);
 });
+
+test('undici only calls node:assert as assert(condition), so the build gives it a lazy one', async () => {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('../helpers/cli.js');
+  const lib = join(ROOT, 'node_modules/undici/lib');
+  const files = (readdirSync(lib, { recursive: true }) as string[]).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(lib, f), 'utf8'));
+  const requiring = files.filter((s) => /require\('node:assert'\)/.test(s));
+  assert.ok(requiring.length >= 10);
+  for (const s of requiring) {
+    assert.match(s, /^const assert = require\('node:assert'\)$/m);
+    assert.doesNotMatch(s, /\bassert\.\w/, 'a use of node:assert other than a call');
+  }
+});
+
+test("the lazy assert returns on a true condition and throws node:assert's error on a false one", async () => {
+  // @ts-expect-error: a build script (plain .mjs, no types)
+  const { lazyAssert } = await import('../../scripts/lazy-builtins.mjs');
+  let load: (() => { contents: string }) | undefined;
+  lazyAssert.setup({ onResolve: () => undefined, onLoad: (_o: unknown, fn: () => { contents: string }) => (load = fn) });
+  const module = { exports: undefined as unknown as (v: unknown, m?: string) => void };
+  new Function('module', 'process', load!().contents)(module, process);
+  assert.equal(module.exports(1), undefined);
+  assert.equal(module.exports('x', 'never'), undefined);
+  assert.throws(() => module.exports(0, 'undici broke'), { name: 'AssertionError', message: 'undici broke', code: 'ERR_ASSERTION' });
+  assert.throws(() => module.exports(null), { name: 'AssertionError' });
+});
+
+test('a request from the built callctl loads neither node:assert nor node:http2', async (t) => {
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { runCli, tempDir } = await import('../helpers/cli.js');
+  const { startTestSandbox, envFor } = await import('../helpers/sandbox.js');
+  const sb = await startTestSandbox(t, { seed: 3 });
+  const dir = tempDir(t);
+  const report = join(dir, 'builtins.txt');
+  const preload = join(dir, 'report.cjs');
+  writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.join('\\n')));\n`);
+  const r = await runCli(['contacts', 'ls', '--limit', '1'], { env: { ...envFor(sb, t), NODE_OPTIONS: `--require ${preload}` } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ID/);
+  const loaded = (await import('node:fs')).readFileSync(report, 'utf8').split('\n');
+  assert.ok(loaded.includes('NativeModule net'), 'the report lists the builtins a request loads');
+  assert.deepEqual(loaded.filter((m) => /^NativeModule (assert|http2)$/.test(m)), []);
+});
