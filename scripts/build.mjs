@@ -14,7 +14,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BUILTIN, lazyAssert, lazyChildProcess, lazyHttp2, shimKey, viaGetBuiltinModule } from './lazy-builtins.mjs';
+import { BUILTIN, REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, viaGetBuiltinModule } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
@@ -27,7 +27,7 @@ const external = EXTERNAL.flatMap((d) => [d, `${d}/*`]);
 
 /**
  * Pass 1: an entry's static graph (every `import()` left out): its modules, as absolute paths,
- * and the builtins they import or require (as `shimKey`s).
+ * and the builtins they import (as `node:` names).
  */
 const staticGraph = async (entry) => {
   const graph = await build({
@@ -43,7 +43,7 @@ const staticGraph = async (entry) => {
     plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
   });
   const inputs = Object.entries(graph.metafile.inputs);
-  const builtins = inputs.flatMap(([, i]) => i.imports.filter((d) => d.external && BUILTIN.test(d.path)).map((d) => shimKey(d.kind, d.path)));
+  const builtins = inputs.flatMap(([, i]) => i.imports.filter((d) => d.external && d.kind === 'import-statement' && BUILTIN.test(d.path)).map((d) => (d.path.startsWith('node:') ? d.path : `node:${d.path}`)));
   return { files: new Set(inputs.map(([p]) => resolve(root, p))), builtins: new Set(builtins) };
 };
 const { files: inEntry, builtins: entryBuiltins } = await staticGraph(ENTRY);
@@ -102,10 +102,8 @@ const common = {
   sourcesContent: false,
   legalComments: 'none',
   logLevel: 'warning',
-  // Bundled CommonJS libraries may still `require` a package at run time (builtins come from
-  // viaGetBuiltinModule); ESM has no `require`. Making one costs ~4 ms (Node's CommonJS loader),
-  // so it is made on first call.
-  banner: { js: "let __callctlRequire; const require = (id) => (__callctlRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);" },
+  // commander, undici and others are CommonJS and require node builtins; ESM has no `require`.
+  banner: { js: REQUIRE },
 };
 
 await build({
@@ -113,7 +111,7 @@ await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, viaGetBuiltinModule((key, importer) => entryBuiltins.has(key) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, viaGetBuiltinModule((path, importer) => entryBuiltins.has(path) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',

@@ -8,16 +8,14 @@ import { builtinModules } from 'node:module';
  * builtin's public facade, which reads every one of its exports, getters included: node:fs's
  * `ReadStream` loads the whole streams implementation, node:util's `TextDecoder` the encoding
  * code — ~7 ms of every start on Node 24, for names callctl never reads.
- * `process.getBuiltinModule` (Node ≥ 20.16) returns the same object without that, so every
- * builtin that a bundled module imports or requires becomes a small module over it:
- * - for `require`, one line: `module.exports = process.getBuiltinModule(…)`;
- * - for `import`, an ES module whose every export is a pure read of one property, so esbuild keeps
- *   only the names that are imported somewhere and nothing reads the others (as CommonJS, esbuild's
- *   interop would copy every property's descriptor, which computes node:util's lazy ones).
+ * `process.getBuiltinModule` (Node ≥ 20.16) returns the same object without that:
+ * - a `require` of a builtin gets it from there (the bundles' `require`, `REQUIRE` below);
+ * - an `import` of a builtin becomes an ES module over it whose every export is a pure read of one
+ *   property, so esbuild keeps only the names imported somewhere and nothing reads the others (as
+ *   CommonJS, esbuild's interop would copy every property's descriptor, which computes node:util's
+ *   lazy ones).
  */
 export const BUILTIN = new RegExp(`^(node:[a-z_/]+|${builtinModules.join('|')})$`);
-/** How a shim is keyed: the kind of import and the builtin's `node:` name. */
-export const shimKey = (kind, path) => `${kind === 'import-statement' ? 'esm' : 'cjs'} ${path.startsWith('node:') ? path : `node:${path}`}`;
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const esmOver = async (id) => {
   const names = Object.keys(await import(id)).filter((k) => k !== 'default' && IDENT.test(k));
@@ -28,24 +26,31 @@ const esmOver = async (id) => {
   ].join('\n');
 };
 /**
- * `wanted(key, importer)` says which imports get a shim; the others stay plain imports. With code
- * splitting, a shim that lazy chunks share becomes a file of its own, and a file costs more to
- * find and link than the facade it saves, so scripts/build.mjs shims only what the entry's graph
- * imports, and only for modules whose chunk reaches the entry's (all in the entry's chunk).
+ * `wanted(path, importer)` says which imports get a module over getBuiltinModule; the others stay
+ * plain imports. With code splitting, a module that lazy chunks share becomes a file of its own,
+ * and a file costs more to find and link than the facade saves, so scripts/build.mjs takes only
+ * what the entry's graph imports, and only for modules whose chunk reaches the entry's (all of
+ * them land in the entry's chunk). An `import()` stays native.
  */
 export const viaGetBuiltinModule = (wanted) => ({
   name: 'via-get-builtin-module',
   setup(b) {
     b.onResolve({ filter: BUILTIN }, (a) => {
-      // An `import()` stays native: a shim would be a chunk of its own, loaded later anyway.
-      if (a.kind === 'dynamic-import') return undefined;
-      const key = shimKey(a.kind, a.path);
-      return wanted(key, a.importer) ? { path: key.slice(4), namespace: `builtin-${key.slice(0, 3)}` } : undefined;
+      const path = a.path.startsWith('node:') ? a.path : `node:${a.path}`;
+      return a.kind === 'import-statement' && wanted(path, a.importer) ? { path, namespace: 'builtin-esm' } : undefined;
     });
-    b.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (a) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(a.path)});`, loader: 'js' }));
     b.onLoad({ filter: /.*/, namespace: 'builtin-esm' }, async (a) => ({ contents: await esmOver(a.path), loader: 'js' }));
   },
 });
+
+/**
+ * The `require` every bundle declares (ESM has none; bundled CommonJS libraries call it for
+ * builtins, and for optional packages that may be missing). A builtin comes from
+ * getBuiltinModule; anything else from Node's CommonJS `require`, made on first need — making it
+ * loads the CommonJS loader, ~4 ms.
+ */
+export const REQUIRE = "let __callctlRequire; const require = (id) => process.getBuiltinModule(id) ?? (__callctlRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);";
+
 /**
  * commander requires node:child_process at load, for executable subcommands (callctl has none):
  * that builtin (with dgram and the rest it pulls) cost ~2 ms of every start. Here commander gets
