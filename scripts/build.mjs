@@ -106,8 +106,13 @@ const common = {
   banner: { js: REQUIRE },
 };
 
+// A TAB after --country offers the phone library's regions: the list is written into the bundle
+// (src/commands/completion/complete.ts) rather than loading the library's metadata on each TAB.
+const { getCountries } = await import('libphonenumber-js/max');
+
 await build({
   ...common,
+  define: { CALLCTL_REGIONS: JSON.stringify(getCountries()) },
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],

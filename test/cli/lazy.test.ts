@@ -37,7 +37,7 @@ async function loadedFiles(t: Parameters<typeof tempDir>[0], args: string[]): Pr
   return readFileSync(file, 'utf8').trim().split('\n');
 }
 
-for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', '']]) {
+for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', ''], ['__complete', 'bash', 'import', 'x.csv', '--country', 'G']]) {
   test(`callctl ${args.join(' ')} loads no heavy module`, async (t) => {
     const urls = await loaded(t, args);
     assert.ok(urls.length > 0, 'the hook recorded the imports');

@@ -181,10 +181,17 @@ function profiles(env: Env): Candidate[] {
   return [...names].map((value) => ({ value }));
 }
 
-/** ISO 3166 region codes the phone library knows — loaded only when a --country value is asked for. */
+/** The phone library's region list, written in by the build (scripts/build.mjs); absent from source. */
+declare const CALLCTL_REGIONS: readonly string[] | undefined;
+
+/**
+ * ISO 3166 region codes the phone library knows. The built CLI has the list the build read from
+ * the library, so a TAB does not load its ~310 KB of metadata (BENCHMARKS.md §4); run from source,
+ * the library is asked.
+ */
 async function regions(): Promise<Candidate[]> {
-  const { getCountries } = await import('libphonenumber-js/max');
-  return getCountries().map((value) => ({ value }));
+  const list = typeof CALLCTL_REGIONS !== 'undefined' ? CALLCTL_REGIONS : (await import('libphonenumber-js/max')).getCountries();
+  return list.map((value) => ({ value }));
 }
 
 function filter(list: Candidate[], prefix: string): Candidate[] {
