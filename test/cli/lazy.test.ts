@@ -79,3 +79,23 @@ test('the check can fail: a dry-run import does load the CSV and phone code', as
   assert.ok(urls.some((u) => /libphonenumber/.test(u)));
   assert.ok(urls.some((u) => u.endsWith('/src/import/run-import.ts')), 'the import code, seen through the bundle');
 });
+
+test('a dry run keeps a compile cache of its own: the next command finds its cache whole (Node ≥ 22.8)', async (t) => {
+  // Node's compile cache is keyed by V8's flags, and a dry run sets some before dist/ loads (bin/):
+  // sharing one cache, each switch between a dry run and any other command threw the other's away.
+  const { enableCompileCache } = (await import('node:module')) as { enableCompileCache?: unknown };
+  if (enableCompileCache === undefined) return t.skip('this Node has no compile cache');
+  const { runCli } = await import('../helpers/cli.js');
+  const env = { TMPDIR: tempDir(t), CALLCTL_CONFIG_DIR: tempDir(t) };
+  const rejected = async (args: string[]) => {
+    const r = await runCli(args, { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[compile cache\]/, 'Node reports on its compile cache');
+    return r.stderr.split('\n').filter((l) => /was rejected/.test(l));
+  };
+  const dryRun = ['import', join(ROOT, 'fixtures/outlook.csv'), '--dry-run', '--country', 'US'];
+  await rejected(['--help']);
+  await rejected(dryRun);
+  assert.deepEqual(await rejected(['--help']), []);
+  assert.deepEqual(await rejected(dryRun), []);
+});
