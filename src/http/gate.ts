@@ -40,10 +40,17 @@ export class PaceGate {
   private nextRelease = -Infinity;
   /** Requests that may still go without spacing since the last pause ended. */
   private burstLeft = 0;
-  /** The server's quota as we mirror it (header regime): credits now, as of `creditsAt`. */
-  private credits: number | null = null;
-  private creditsAt = 0;
-  private creditsSentAt = -Infinity;
+  /**
+   * The server's quota as we mirror it (header regime): what remained after the latest request the
+   * server counted (as far as the answers tell), as of `lowAt`, regained since at the refill; the
+   * requests in flight are spent from it. `lowAnsweredAt`: when the answer that set it arrived — a
+   * request sent after that was counted after it.
+   */
+  private low: number | null = null;
+  private lowAt = 0;
+  private lowAnsweredAt = -Infinity;
+  /** The reset whose one request has gone (see start). */
+  private usedFullAt: number | undefined;
   /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
   private followGap: number | undefined;
   private readonly ceilingGap: number;
@@ -91,20 +98,22 @@ export class PaceGate {
     // waiting here when it was found (bottleneck's own cap counts them as running).
     if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
-    if (this.credits !== null && this.followGap === undefined) {
-      const capacity = s.capacity ?? Infinity;
-      this.credits = Math.min(capacity, this.credits + (Math.max(0, now - this.creditsAt) / 1000) * s.refillPerSec);
-      this.creditsAt = now;
-      // The server said when its quota is whole again (a window's end, a bucket's refill): from
-      // then on, at least one request may go whatever the refill estimate says.
-      if (s.fullAt !== undefined && now >= s.fullAt) this.credits = Math.max(this.credits, 1);
-      if (this.credits < 1) {
+    if (this.low !== null && this.followGap === undefined) {
+      let credits = this.remainingAt(now) - this.inflight;
+      // The server said when its quota is whole again (a window's end, a bucket's refill): then one
+      // request may go whatever the refill estimate says, and its answer tells the rest.
+      if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt && s.fullAt !== this.usedFullAt) {
+        this.usedFullAt = s.fullAt;
+        this.low = this.inflight + 1;
+        this.lowAt = now;
+        credits = 1;
+      }
+      if (credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.
-        const untilCredit = s.refillPerSec > 0 ? ((1 - this.credits) / s.refillPerSec) * 1000 : 250;
-        const untilFull = s.fullAt !== undefined ? s.fullAt - now : Infinity;
+        const untilCredit = s.refillPerSec > 0 ? ((1 - credits) / s.refillPerSec) * 1000 : 250;
+        const untilFull = s.fullAt !== undefined && s.fullAt !== this.usedFullAt ? s.fullAt - now : Infinity;
         return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
-      this.credits -= 1;
     }
     // Following the server's quota, credits space the requests; otherwise the pace does: never
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
@@ -139,13 +148,39 @@ export class PaceGate {
     const pauseMs = this.pacer.observe(obs);
     // A new pause: a window's quota, once recognised, may go at once when it ends.
     if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
-    // The server's count of what remains always replaces our mirror.
-    const credits = this.pacer.settings().credits;
-    if (credits !== null && ticket.sentAt >= this.creditsSentAt && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
-      this.creditsSentAt = ticket.sentAt;
-      this.credits = credits;
-      this.creditsAt = now;
+    if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
+      this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);
     }
     return pauseMs;
+  }
+
+  /** What the server has left now, as mirrored (header regime). */
+  private remainingAt(now: number): number {
+    const s = this.pacer.settings();
+    return Math.min(s.capacity ?? Infinity, (this.low as number) + (Math.max(0, now - this.lowAt) / 1000) * s.refillPerSec);
+  }
+
+  /**
+   * An answer's count of what remains, into the mirror. Answers overtake each other on the wire,
+   * and so do requests: a count is the newest only when its request was sent after the answer that
+   * set the mirror arrived. Otherwise it was in flight beside that one, and the server may have
+   * counted either first — each count then differs from the other by at most the requests in
+   * flight, and the lower is the later (two requests sent in the same millisecond after a stall,
+   * answered out of order, raised the mirror back by one and cost a 429). A count higher by more
+   * than that is a new window (or a refill faster than measured); lower by more, it was counted
+   * before a reset already seen.
+   */
+  private mirror(ticket: Ticket, remaining: number, now: number): void {
+    const newest = this.low === null || ticket.sentAt >= this.lowAnsweredAt;
+    let next = remaining;
+    if (!newest) {
+      const mirrored = this.remainingAt(now);
+      const reorder = ticket.inflightAtSend + this.inflight + 1;
+      if (remaining < mirrored - reorder) return;
+      if (remaining <= mirrored + reorder) next = Math.min(mirrored, remaining);
+    }
+    this.low = next;
+    this.lowAt = now;
+    this.lowAnsweredAt = now;
   }
 }
