@@ -49,8 +49,6 @@ export class PaceGate {
   private low: number | null = null;
   private lowAt = 0;
   private lowAnsweredAt = -Infinity;
-  /** The reset whose one request has gone (see start). */
-  private usedFullAt: number | undefined;
   /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
   private followGap: number | undefined;
   private readonly ceilingGap: number;
@@ -100,10 +98,9 @@ export class PaceGate {
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
-      // The server said when its quota is whole again (a window's end, a bucket's refill): then one
-      // request may go whatever the refill estimate says, and its answer tells the rest.
-      if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt && s.fullAt !== this.usedFullAt) {
-        this.usedFullAt = s.fullAt;
+      // The server said when its quota is whole again (a window's end, a bucket's refill): from
+      // then on, a request may go whatever the refill estimate says (the answers tell the rest).
+      if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt) {
         this.low = this.inflight + 1;
         this.lowAt = now;
         credits = 1;
@@ -111,7 +108,7 @@ export class PaceGate {
       if (credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.
         const untilCredit = s.refillPerSec > 0 ? ((1 - credits) / s.refillPerSec) * 1000 : 250;
-        const untilFull = s.fullAt !== undefined && s.fullAt !== this.usedFullAt ? s.fullAt - now : Infinity;
+        const untilFull = s.fullAt !== undefined ? s.fullAt - now : Infinity;
         return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
     }
