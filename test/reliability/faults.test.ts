@@ -10,9 +10,20 @@ import { assertEachOnce, writeLeads } from '../helpers/leads.js';
 test('300 rows under --faults 0.3 with a timeout shorter than the fault delay (writes landed, answers lost)', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0, faults: 0.3, faultDelayMs: 500 });
   const file = writeLeads(tempDir(t), 300);
-  const r = await runCli(['--timeout', '200', '--concurrency', '8', 'import', file, '--json'], { env: envFor(sb, t) });
-  assert.equal(r.code, 0, r.stderr);
-  const s = JSON.parse(r.stdout);
+  const env = envFor(sb, t);
+  const r = await runCli(['--timeout', '200', '--concurrency', '8', 'import', file, '--json'], { env });
+  let s = JSON.parse(r.stdout);
+  // A row fails only when all six of its attempts meet a fault (about 0.2^6 each, a few runs in a
+  // hundred for one of 300): it is reported, exit 6, and `--resume` — what the summary says to
+  // run — sends it again.
+  if (r.code === 6 && s.failed > 0 && s.failed <= 3) {
+    const again = await runCli(['--timeout', '200', '--concurrency', '8', 'import', file, '--json', '--resume'], { env });
+    assert.equal(again.code, 0, again.stderr);
+    const resumed = JSON.parse(again.stdout);
+    s = { ...s, created: s.created + resumed.created, matched: s.matched + resumed.matched };
+  } else {
+    assert.equal(r.code, 0, r.stderr);
+  }
   assert.equal(s.created + s.matched, 300);
   assert.ok(s.matched > 0, 'some retried rows had landed already: the service matched them');
   sb.setFaults(0);
