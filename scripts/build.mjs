@@ -14,7 +14,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BUILTIN, REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, viaGetBuiltinModule } from './lazy-builtins.mjs';
+import { BUILTIN, REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
@@ -116,7 +116,7 @@ await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, viaGetBuiltinModule((path, importer) => entryBuiltins.has(path) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, viaGetBuiltinModule((path, importer) => entryBuiltins.has(path) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',

@@ -1,6 +1,8 @@
-// esbuild plugins for scripts/build.mjs: how the bundles get Node's builtins, for start-up
-// (BENCHMARKS.md §4). Builtins that bundled libraries require at load but callctl never uses are
-// loaded on first use; every other builtin comes from `process.getBuiltinModule`.
+// esbuild plugins for scripts/build.mjs, for start-up (BENCHMARKS.md §4): how the bundles get
+// Node's builtins — those that bundled libraries require at load but callctl never uses are loaded
+// on first use, every other builtin comes from `process.getBuiltinModule` — and string-width's
+// answer for plain ASCII.
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 
 /**
@@ -114,3 +116,36 @@ export const lazyAssert = {
     }));
   },
 };
+
+/**
+ * cli-table3 measures every cell with string-width 4, which loads strip-ansi and emoji-regex at
+ * require time and runs emoji-regex's pattern (thousands of alternatives, compiled on first use)
+ * over each cell: ~2–3 ms of every table, for cells that are mostly plain ASCII. Printable ASCII
+ * (0x20–0x7e) holds no escape, no emoji and no wide or zero-width character, so its width is its
+ * length — the answer string-width gives (test/dist/lazy-builtins.test.ts compares the two). Other
+ * text goes the library's own way, its helpers loaded on first need. If the file changes shape,
+ * the build stops here.
+ */
+export const stringWidthAscii = (file) => ({
+  name: 'string-width-ascii',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, (args) => (args.path === file ? { contents: patchStringWidth(readFileSync(args.path, 'utf8'), args.path), loader: 'js' } : undefined));
+  },
+});
+
+const REQUIRES = "const stripAnsi = require('strip-ansi');\nconst isFullwidthCodePoint = require('is-fullwidth-code-point');\nconst emojiRegex = require('emoji-regex');";
+const ENTRY = 'const stringWidth = string => {\n';
+
+/** string-width 4's index.js with the ASCII answer first and its helpers loaded on first need. */
+export function patchStringWidth(text, where = 'string-width/index.js') {
+  if (!text.includes(REQUIRES) || !text.includes(ENTRY)) throw new Error(`${where}: string-width changed shape; update stringWidthAscii in scripts/lazy-builtins.mjs`);
+  const lazy = [
+    'let helpers;',
+    "const helper = () => (helpers ??= { stripAnsi: require('strip-ansi'), isFullwidthCodePoint: require('is-fullwidth-code-point'), emojiRegex: require('emoji-regex') });",
+    'const stripAnsi = (s) => helper().stripAnsi(s);',
+    'const isFullwidthCodePoint = (c) => helper().isFullwidthCodePoint(c);',
+    'const emojiRegex = () => helper().emojiRegex();',
+    'const PRINTABLE_ASCII = /^[\\x20-\\x7e]*$/;',
+  ].join('\n');
+  return text.replace(REQUIRES, () => lazy).replace(ENTRY, () => `${ENTRY}\tif (typeof string === 'string' && PRINTABLE_ASCII.test(string)) return string.length;\n`);
+}

@@ -70,3 +70,34 @@ test('a request from the built callctl loads neither node:assert nor node:http2'
   assert.ok(loaded.includes('NativeModule net'), 'the report lists the builtins a request loads');
   assert.deepEqual(loaded.filter((m) => /^NativeModule (assert|http2)$/.test(m)), []);
 });
+
+test("string-width's ASCII answer is the library's own, and other text still goes its way", async () => {
+  const { readFileSync } = await import('node:fs');
+  const { createRequire } = await import('node:module');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('../helpers/cli.js');
+  // @ts-expect-error: a build script (plain .mjs, no types)
+  const { patchStringWidth } = await import('../../scripts/lazy-builtins.mjs');
+  const file = join(ROOT, 'node_modules/string-width/index.js');
+  const require = createRequire(file);
+  const original = require(file) as (s: string) => number;
+  const patched = { exports: undefined as unknown as (s: string) => number };
+  new Function('module', 'exports', 'require', (patchStringWidth as (t: string) => string)(readFileSync(file, 'utf8')))(patched, {}, require);
+  const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i));
+  const samples = [
+    '', ascii.join(''), ...ascii, '#', '*', '1', '#\ufe0f\u20e3', 'ct_eff9d1f20001', '+447400100000', 'a@b.example',
+    '\u001b[31mred\u001b[39m', 'tab\there', 'caf\u00e9', 'e\u0301', '\u6771\u4eac', '\ud83d\udcde call', '\uff21', 'line\nbreak',
+  ];
+  for (const s of samples) assert.equal(patched.exports(s), original(s), JSON.stringify(s));
+  assert.throws(() => (patchStringWidth as (t: string) => string)('module.exports = () => 0;'), /changed shape/);
+});
+
+test('the built table code carries the ASCII answer (the patch found its file)', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('../helpers/cli.js');
+  const dir = join(ROOT, 'dist/chunks');
+  const table = readdirSync(dir).filter((f) => f.startsWith('cli-table3-') && f.endsWith('.js'));
+  assert.equal(table.length, 1);
+  assert.match(readFileSync(join(dir, table[0]!), 'utf8'), /PRINTABLE_ASCII/);
+});
