@@ -21,12 +21,15 @@ test('missing file, a folder, an empty file, binary garbage: one line, exit 2 or
   randomFillSync(garbage);
   garbage[10] = 0;
   writeFileSync(join(dir, 'garbage.csv'), garbage);
+  // A PNG: its first line (up to byte 5, a newline) holds no NUL; the bytes after it do.
+  writeFileSync(join(dir, 'picture.csv'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR'), Buffer.alloc(64, 7)]));
   mkdirSync(join(dir, 'folder.csv'));
   const cases: Array<[string, number, RegExp]> = [
     ['nope.csv', 2, /no such file: .*nope\.csv/],
     ['folder.csv', 2, /is a folder/],
     ['empty.csv', 2, /is empty: no header row/],
     ['garbage.csv', 1, /not valid utf8|looks binary/],
+    ['picture.csv', 1, /looks binary/],
   ];
   for (const [name, code, message] of cases) {
     const r = await runCli(['import', join(dir, name)], { env });
