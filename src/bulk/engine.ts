@@ -9,6 +9,7 @@
  * A plan is to the engine what a verb is to the program: the few decisions that differ (how a
  * row becomes a request, how an answer is counted) and no loop of its own.
  */
+import { setMaxListeners } from 'node:events';
 import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
@@ -112,6 +113,11 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   const seen: KeySet = plan.keySet?.() ?? new Set<string | number>();
   const inflight = new Set<Promise<void>>();
   const abort = new AbortController();
+  // Every row in flight listens on this one signal — its request (undici) and its back-off between
+  // attempts: with --concurrency 8 and retries that is more than Node's default of 10, and Node
+  // printed a "possible memory leak" warning on the operator's stderr. The listeners come and go
+  // with the rows, bounded by the window.
+  setMaxListeners(2 * io.window + 10, abort.signal);
   let stopping = false;
   let fatal: unknown;
   let consecutiveFailures = 0;
