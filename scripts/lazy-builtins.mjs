@@ -54,20 +54,24 @@ export const viaGetBuiltinModule = (wanted) => ({
 export const REQUIRE = "let __callctlRequire; const require = (id) => process.getBuiltinModule(id) ?? (__callctlRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id);";
 
 /**
+ * A plugin that gives the modules of one package `contents` (CommonJS) in place of one builtin:
+ * each builtin below is required at load by a library that uses little or none of it.
+ */
+const insteadOf = (builtin, pkg, contents) => ({
+  name: `lazy-${builtin}-for-${pkg}`,
+  setup(b) {
+    const importer = new RegExp(`[/\\\\]node_modules[/\\\\]${pkg}[/\\\\]`);
+    b.onResolve({ filter: new RegExp(`^(node:)?${builtin}$`) }, (a) => (importer.test(a.importer) ? { path: builtin, namespace: `lazy-${builtin}` } : undefined));
+    b.onLoad({ filter: /.*/, namespace: `lazy-${builtin}` }, () => ({ contents, loader: 'js' }));
+  },
+});
+
+/**
  * commander requires node:child_process at load, for executable subcommands (callctl has none):
  * that builtin (with dgram and the rest it pulls) cost ~2 ms of every start. Here commander gets
  * it on first use instead.
  */
-export const lazyChildProcess = {
-  name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) => (/[/\\]node_modules[/\\]commander[/\\]/.test(a.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
-      contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };",
-      loader: 'js',
-    }));
-  },
-};
+export const lazyChildProcess = insteadOf('child_process', 'commander', "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };");
 
 /**
  * undici requires node:http2 at load for HTTP/2, which callctl never asks for (undici's default is
@@ -87,17 +91,12 @@ export const HTTP2_CONSTANTS = {
   NGHTTP2_REFUSED_STREAM: 7,
   NGHTTP2_CANCEL: 8,
 };
-export const lazyHttp2 = {
-  name: 'lazy-http2',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?http2$/ }, (a) => (/[/\\]node_modules[/\\]undici[/\\]/.test(a.importer) ? { path: 'http2', namespace: 'lazy-http2' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-http2' }, () => ({
-      contents: `const real = () => process.getBuiltinModule('node:http2');
+export const lazyHttp2 = insteadOf(
+  'http2',
+  'undici',
+  `const real = () => process.getBuiltinModule('node:http2');
 module.exports = new Proxy({ constants: ${JSON.stringify(HTTP2_CONSTANTS)} }, { get: (t, k) => (k === 'constants' ? t.constants : real()[k]) });`,
-      loader: 'js',
-    }));
-  },
-};
+);
 
 /**
  * undici requires node:assert in 33 files, only to call it as `assert(condition)` (a test checks
@@ -106,16 +105,7 @@ module.exports = new Proxy({ constants: ${JSON.stringify(HTTP2_CONSTANTS)} }, { 
  * then, which throws its own AssertionError (worded from the wrapper's call rather than undici's
  * line — the only difference, and only when undici finds itself broken).
  */
-export const lazyAssert = {
-  name: 'lazy-assert',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?assert$/ }, (a) => (/[/\\]node_modules[/\\]undici[/\\]/.test(a.importer) ? { path: 'assert', namespace: 'lazy-assert' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-assert' }, () => ({
-      contents: "module.exports = function assert(value) { if (!value) return process.getBuiltinModule('node:assert').apply(this, arguments); };",
-      loader: 'js',
-    }));
-  },
-};
+export const lazyAssert = insteadOf('assert', 'undici', "module.exports = function assert(value) { if (!value) return process.getBuiltinModule('node:assert').apply(this, arguments); };");
 
 /**
  * cli-table3 measures every cell with string-width 4, which loads strip-ansi and emoji-regex at

@@ -53,7 +53,7 @@ test("the lazy assert returns on a true condition and throws node:assert's error
   assert.throws(() => module.exports(null), { name: 'AssertionError' });
 });
 
-test('a request from the built callctl loads neither node:assert nor node:http2', async (t) => {
+test('a request from the built callctl loads none of node:assert, node:http2, node:child_process', async (t) => {
   const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { runCli, tempDir } = await import('../helpers/cli.js');
@@ -68,7 +68,7 @@ test('a request from the built callctl loads neither node:assert nor node:http2'
   assert.match(r.stdout, /^ID/);
   const loaded = (await import('node:fs')).readFileSync(report, 'utf8').split('\n');
   assert.ok(loaded.includes('NativeModule net'), 'the report lists the builtins a request loads');
-  assert.deepEqual(loaded.filter((m) => /^NativeModule (assert|http2)$/.test(m)), []);
+  assert.deepEqual(loaded.filter((m) => /^NativeModule (assert|http2|child_process)$/.test(m)), []);
 });
 
 test("string-width's ASCII answer is the library's own, and other text still goes its way", async () => {
