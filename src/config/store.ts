@@ -42,7 +42,7 @@ interface ConfLike {
  * The folder holding config.json: CALLCTL_CONFIG_DIR, else the folder conf picks on its own
  * (env-paths for project "callctl", no suffix) — the same file whichever of the two reads it.
  */
-export function configDir(env: Env): string {
+function configDir(env: Env): string {
   const dir = envValue(env, 'CALLCTL_CONFIG_DIR');
   if (dir) return dir;
   const home = homedir();

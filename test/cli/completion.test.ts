@@ -47,6 +47,10 @@ test('values: --format choices, config actions and keys, profile names, --countr
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { shop2: { country: 'GB' }, staging: {} } }));
   assert.deepEqual(await candidates(t, ['--profile', ''], 'zsh', { CALLCTL_CONFIG_DIR: dir }), ['default', 'shop2', 'staging']);
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--profile', 'st'], 'zsh', { CALLCTL_CONFIG_DIR: dir }), ['staging']);
+  // A broken config file: the default profile alone, and no error in the middle of a prompt.
+  const broken = tempDir(t);
+  writeFileSync(join(broken, 'config.json'), '{"profiles": ');
+  assert.deepEqual(await candidates(t, ['--profile', ''], 'zsh', { CALLCTL_CONFIG_DIR: broken }), ['default']);
   // Where a file name is wanted, nothing: the shell completes file names itself.
   assert.deepEqual(await candidates(t, ['import', '']), []);
 });

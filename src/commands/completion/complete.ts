@@ -7,13 +7,12 @@
  * nothing where a file name is wanted. Called by the bin shim directly, before commander sees
  * the words: no command runs, nothing is sent, no config written.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import type { Env, Io } from '../../deps.js';
 import { buildProgram } from '../../program.js';
-import { configDir, PROFILE_KEYS } from '../../config/store.js';
+import { ConfigStore, PROFILE_KEYS } from '../../config/store.js';
 
 interface Candidate {
   value: string;
@@ -168,15 +167,13 @@ async function positionalValues(cmd: Command, positionals: string[], env: Env): 
   return [];
 }
 
-/** Profile names in the config file (read as plain JSON: no config library on a TAB), and "default". */
-function profiles(env: Env): Candidate[] {
+/** Profile names in the config file, and "default" (ConfigStore reads it as plain JSON). */
+async function profiles(env: Env): Promise<Candidate[]> {
   const names = new Set(['default']);
   try {
-    const file = join(configDir(env), 'config.json');
-    const data = JSON.parse(readFileSync(file, 'utf8')) as { profiles?: Record<string, unknown> };
-    for (const name of Object.keys(data.profiles ?? {})) names.add(name);
+    for (const name of Object.keys((await ConfigStore.open(env)).profiles())) names.add(name);
   } catch {
-    // No config yet: only the default profile.
+    // An unreadable config: only the default profile.
   }
   return [...names].map((value) => ({ value }));
 }
