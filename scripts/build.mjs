@@ -9,8 +9,9 @@
 // which puts the entry's graph behind one set of entries: dist/main.js re-exports one chunk.
 // The runtime libraries are bundled into the lazy chunks too (so the package declares no
 // dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
-// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). Source maps (`.js.map`, paths only) let a `--verbose` stack
-// point at src/. Type checking is `tsc --noEmit`, run before this by `npm run build`.
+// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). Source maps (`.js.map`,
+// paths only) let a `--verbose` stack point at src/. Type checking is `tsc --noEmit`, run before
+// this by `npm run build`.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';

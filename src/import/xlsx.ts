@@ -1,9 +1,10 @@
 /**
  * The rows of an Excel workbook (`.xlsx`), streamed with exceljs's WorkbookReader: memory does
  * not grow with the rows (read-excel-file, measured beside it, holds the whole sheet; README,
- * "File formats"), nor with the workbook's distinct texts (kept on disk, disk-strings.ts). The worksheet is the first one, or `--sheet`; its first non-empty row is the
- * header; each cell becomes the text Excel shows, except that a number keeps all its digits (a
- * phone stored as a number is never `4.47911E+11`) and a date is ISO 8601.
+ * "File formats"), nor with the workbook's distinct texts (kept on disk, disk-strings.ts). The
+ * worksheet is the first one, or `--sheet`; its first non-empty row is the header; each cell
+ * becomes the text Excel shows, except that a number keeps all its digits (a phone stored as a
+ * number is never `4.47911E+11`) and a date is ISO 8601.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
@@ -201,8 +202,10 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     }
   }
   const shown = `${o.path}${wanted ? ` (worksheet "${wanted.name}")` : ''}`;
-  if (header === undefined) strings.close();
-  if (header === undefined) throw new UsageError(`${shown} is empty: no header row`, 'the first non-empty row must name the columns');
+  if (header === undefined) {
+    strings.close();
+    throw new UsageError(`${shown} is empty: no header row`, 'the first non-empty row must name the columns');
+  }
 
   let closed = false;
   async function* rows(): AsyncGenerator<Row> {
