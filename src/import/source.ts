@@ -257,7 +257,11 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const firstLine = prefix.replace(/^[\r\n]+/, '').split(/\r?\n/, 1)[0] ?? '';
   // No text file holds a NUL byte; a binary one (an image, an archive) has one in its first bytes,
   // though not always before its first newline byte (a PNG's signature has one at byte 6).
-  if (firstLine.includes('\u0000') || prefix.slice(0, 1024).includes('\u0000') || (o.path === '-' && prefix.startsWith('PK\u0003\u0004'))) throw new RuntimeError('binary_file', `${o.path === '-' ? 'stdin' : o.path} looks binary, not a CSV file`, 'an .xlsx workbook is read from a file, not stdin; otherwise export the sheet as CSV, or give --encoding for UTF-16 text');
+  if (firstLine.includes('\u0000') || prefix.slice(0, 1024).includes('\u0000') || (o.path === '-' && prefix.startsWith('PK\u0003\u0004'))) {
+    const stdin = o.path === '-';
+    const hint = `${stdin ? 'an .xlsx workbook is read from a file, not stdin; otherwise ' : ''}export the sheet as CSV, or give --encoding for UTF-16 text`;
+    throw new RuntimeError('binary_file', `${stdin ? 'stdin' : o.path} looks binary, not a CSV file`, hint);
+  }
   const delimiter = o.delimiter ?? sniffDelimiter(firstLine);
   const text = Readable.from(
     (async function* () {

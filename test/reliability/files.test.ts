@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomFillSync } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
 function oneLine(stderr: string): void {
@@ -29,7 +29,7 @@ test('missing file, a folder, an empty file, binary garbage: one line, exit 2 or
     ['folder.csv', 2, /is a folder/],
     ['empty.csv', 2, /is empty: no header row/],
     ['garbage.csv', 1, /not valid utf8|looks binary/],
-    ['picture.csv', 1, /looks binary/],
+    ['picture.csv', 1, /looks binary, not a CSV file \(export the sheet as CSV/],
   ];
   for (const [name, code, message] of cases) {
     const r = await runCli(['import', join(dir, name)], { env });
@@ -37,6 +37,11 @@ test('missing file, a folder, an empty file, binary garbage: one line, exit 2 or
     assert.match(r.stderr, message);
     oneLine(r.stderr);
   }
+  // A workbook piped in: it can only be read from a file, and the hint says so.
+  const piped = await runCli(['import', '-'], { env, input: readFileSync(join(ROOT, 'fixtures/leads.xlsx')) });
+  assert.equal(piped.code, 1, piped.stderr);
+  assert.match(piped.stderr, /stdin looks binary, not a CSV file \(an \.xlsx workbook is read from a file, not stdin; otherwise export/);
+  oneLine(piped.stderr);
   assert.equal(sb.stats().requests, 0);
 });
 
