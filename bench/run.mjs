@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { startSandbox } from '../dist/sandbox/index.js';
+import { startSandbox } from '../dist/sandbox/index.cjs';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);

@@ -1,31 +1,143 @@
 #!/usr/bin/env node
 // The only place that touches the process's exit: everything below returns an exit code.
 // `callctl --version` alone is answered here, without loading the command tree (start-up budget).
-import module from 'node:module';
-
 const argv = process.argv.slice(2);
+const builtin = (id) => process.getBuiltinModule(id);
 const dryRun = argv.includes('import') && argv.includes('--dry-run');
-// Node ≥ 22.8 keeps compiled code on disk between runs; older Node has no such call. That cache is
-// keyed by V8's flags, which a dry run changes (below): it keeps a cache of its own, or every
-// switch between a dry run and another command would throw the other's away (BENCHMARKS.md §4).
-module.enableCompileCache?.(dryRun ? `${process.getBuiltinModule('node:os').tmpdir()}/node-compile-cache-callctl-dry-run` : undefined);
-// An import's dry run allocates as fast as the CPU goes: V8's young generation is kept at its
-// start size from here on, before the command tree loads (it only ever grows), instead of growing
-// to 32 MB of mostly garbage. The rest is set when the dry run starts (keepHeapSmall in
-// src/import/phone-threads.ts, BENCHMARKS.md §3). Other commands keep V8's defaults.
-if (dryRun) (await import('node:v8')).setFlagsFromString('--semi-space-growth-factor=1');
+// V8's flags are set here, before dist/ loads, and never changed later: V8 rejects a code cache
+// made under other flags than its own (see viaCodeCache), so a flag set at run time would throw
+// the cache away on every start.
+if (dryRun) {
+  // The dry run's phone worker is an ES module: Node ≥ 22.8 keeps its compiled code on disk.
+  builtin('node:module').enableCompileCache?.(`${builtin('node:os').tmpdir()}/node-compile-cache-callctl-dry-run`);
+  // An import's dry run allocates as fast as the CPU goes: V8's young generation keeps its start
+  // size (it only ever grows) instead of growing to 32 MB of mostly garbage, and the old one grows
+  // by a quarter at a time. The same flags as keepHeapSmall's (src/import/phone-threads.ts), which
+  // sets them again after a worker thread's start has reset them (BENCHMARKS.md §3). Other
+  // commands keep V8's defaults.
+  builtin('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --heap-growing-percent=25');
+} else if (Number(process.versions.v8.split('.')[0]) < 12) {
+  // undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), the parser's hot
+  // function is sent to the optimising compiler while the first response is parsed, and the
+  // process then waits ~100 ms of CPU for that compile before it can exit: a one-page command took
+  // twice as long. A tier-up budget 11× V8's default keeps short runs on the baseline compiler, and
+  // long runs still tier up (a 30,000-contact listing took as long as before). Node 24 (V8 13) was
+  // measured not to wait, and loading node:v8 costs it: below V8 12 only (BENCHMARKS.md §4).
+  builtin('node:v8').setFlagsFromString('--wasm-tiering-budget=20000000');
+}
+
+/**
+ * dist/ is CommonJS (scripts/build.mjs). With --verbose, Node's own `require` loads it, so that a
+ * stack trace maps back to src/ (source maps cost start-up time, so only then; they must be on
+ * before dist/ loads).
+ */
+function viaNode() {
+  process.setSourceMapsEnabled(true);
+  return builtin('node:module').createRequire(import.meta.url)('../dist/main.cjs');
+}
+
+/**
+ * Otherwise dist/ is compiled with V8's code cache made after the command has run (docs/cli.md,
+ * "Code cache"; BENCHMARKS.md §4). Node's own compile cache (≥ 22.8) is written when a file is
+ * compiled, before anything runs, so it holds only what V8 compiles eagerly: every function a
+ * command calls was compiled again on every start. Node 20 has no such cache at all. A script's
+ * `createCachedData()` after the run holds every function compiled so far, so the cache is kept per
+ * command (the first two words): the next `contacts ls` finds all it needs compiled. V8 checks
+ * each cache against its source's length and its own version and flags; the build's id (a hash of
+ * dist/, in each file's first line) names the folder, so a rebuild never meets an old cache.
+ */
+function viaCodeCache() {
+  const fs = builtin('node:fs');
+  const path = builtin('node:path');
+  const vm = builtin('node:vm');
+  const dist = path.join(import.meta.dirname, '..', 'dist');
+  const mainFile = path.join(dist, 'main.cjs');
+  const mainSource = fs.readFileSync(mainFile, 'utf8');
+  const build = /callctl-build:([0-9a-f]+)/.exec(mainSource.slice(0, 200))?.[1];
+  const root = codeCacheRoot();
+  const words = [];
+  for (const a of argv) {
+    if (words.length === 2 || !/^[a-z_][a-z-]{0,15}$/.test(a)) break;
+    words.push(a);
+  }
+  const key = `${words.join('-') || 'callctl'}${dryRun ? '-dry-run' : ''}`;
+  const dir = root !== undefined && build !== undefined ? path.join(root, `${build}-${process.version}-${process.arch}`, key) : undefined;
+  const toWrite = [];
+  const modules = new Map();
+  let nodeRequire;
+  const load = (file, known) => {
+    const done = modules.get(file);
+    if (done !== undefined) return done.exports;
+    const module = { exports: {} };
+    modules.set(file, module);
+    const source = known ?? fs.readFileSync(file, 'utf8');
+    const cacheFile = dir === undefined ? undefined : path.join(dir, `${path.relative(dist, file).replaceAll(path.sep, '_')}.bin`);
+    let cachedData;
+    try {
+      if (cacheFile !== undefined) cachedData = fs.readFileSync(cacheFile);
+    } catch {}
+    // One line with the source's first, as Node wraps a CommonJS module: line numbers stay right.
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) toWrite.push([script, cacheFile]);
+    const dirname = path.dirname(file);
+    const require = (id) => (id.startsWith('.') ? load(path.resolve(dirname, id)) : (builtin(id) ?? (nodeRequire ??= builtin('node:module').createRequire(file))(id)));
+    script.runInThisContext().call(module.exports, module.exports, require, module, file, dirname);
+    return module.exports;
+  };
+  if (dir !== undefined) process.once('exit', () => saveCodeCache(root, build, toWrite));
+  return load(mainFile, mainSource);
+}
+
+/** The per-user cache folder (undefined: none — NODE_DISABLE_COMPILE_CACHE, or no home). */
+function codeCacheRoot() {
+  const env = process.env;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const path = builtin('node:path');
+  let base = process.platform === 'win32' ? env.LOCALAPPDATA : process.platform === 'darwin' ? undefined : env.XDG_CACHE_HOME;
+  if (!base) {
+    let home;
+    try {
+      home = builtin('node:os').homedir();
+    } catch {
+      return undefined;
+    }
+    if (!home) return undefined;
+    base = process.platform === 'win32' ? path.join(home, 'AppData', 'Local') : process.platform === 'darwin' ? path.join(home, 'Library', 'Caches') : path.join(home, '.cache');
+  }
+  return path.join(base, 'callctl', 'code-cache');
+}
+
+/**
+ * At exit, the caches that were missing or rejected, each written whole (a temporary file renamed)
+ * so that a process beside this one never reads half of one. Folders of other builds unused for a
+ * week go. A cache is only a cache: any error here is ignored.
+ */
+function saveCodeCache(root, build, toWrite) {
+  if (toWrite.length === 0) return;
+  const fs = builtin('node:fs');
+  const path = builtin('node:path');
+  try {
+    for (const [script, file] of toWrite) {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      const part = `${file}.${process.pid}.part`;
+      fs.writeFileSync(part, script.createCachedData(), { mode: 0o600 });
+      fs.renameSync(part, file);
+    }
+    const weekAgo = Date.now() - 7 * 24 * 3600 * 1000;
+    for (const name of fs.readdirSync(root)) {
+      const other = path.join(root, name);
+      if (!name.startsWith(`${build}-`) && /^[0-9a-f]+-v/.test(name) && fs.statSync(other).mtimeMs < weekAgo) fs.rmSync(other, { recursive: true, force: true });
+    }
+  } catch {}
+}
+
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { readFileSync } = await import('node:fs');
+  const { readFileSync } = builtin('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
-} else if (argv[0] === '__complete') {
-  // A TAB in a shell that sourced `callctl completion …`: candidates for the word under the cursor.
-  const { complete, systemDeps } = await import('../dist/main.js');
-  const deps = systemDeps();
-  process.exitCode = await complete(argv.slice(1), deps.io, deps.env);
 } else {
-  // dist/ is bundled; with --verbose a stack trace maps back to src/ (source maps cost start-up
-  // time, so only then). It must be on before dist/ loads.
-  if (argv.includes('--verbose') || argv.includes('-v')) process.setSourceMapsEnabled(true);
-  const { main, systemDeps } = await import('../dist/main.js');
-  process.exitCode = await main(argv, systemDeps());
+  const verbose = argv[0] !== '__complete' && (argv.includes('--verbose') || argv.includes('-v'));
+  const { complete, main, systemDeps } = verbose ? viaNode() : viaCodeCache();
+  const deps = systemDeps();
+  // A TAB in a shell that sourced `callctl completion …`: candidates for the word under the cursor.
+  process.exitCode = argv[0] === '__complete' ? await complete(argv.slice(1), deps.io, deps.env) : await main(argv, deps);
 }

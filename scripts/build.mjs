@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// Builds dist/ with esbuild: one ESM bundle for the entry and the command tree (commander
-// included — loading it as separate modules was most of the start-up time), and every verb's
-// `import()` kept as its own chunk, so `--help` still loads no HTTP, CSV, phone, Redis or sandbox
-// code. The entry's whole static graph is one chunk: esbuild splits shared code by the set of
-// entries (an `import()` is one) that reach it, so errors.ts, deps.ts, parse.ts… each became a
-// small file of its own, and every file costs the ESM loader a resolve, a read and a link on
-// every start (BENCHMARKS.md §4). Each module outside that graph therefore re-exports the entry,
-// which puts the entry's graph behind one set of entries: dist/main.js re-exports one chunk.
+// Builds dist/ with esbuild: one bundle for the entry and the command tree (commander included —
+// loading it as separate modules was most of the start-up time), and every verb's `import()` kept
+// as its own chunk, so `--help` still loads no HTTP, CSV, phone, Redis or sandbox code. The
+// entry's whole static graph is one chunk: esbuild splits shared code by the set of entries (an
+// `import()` is one) that reach it, so errors.ts, deps.ts, parse.ts… each became a small file of
+// its own, and every file costs a read and a compile on every start (BENCHMARKS.md §4). Each
+// module outside that graph therefore re-exports the entry, which puts the entry's graph behind
+// one set of entries: dist/main.cjs re-exports one chunk.
 // The runtime libraries are bundled into the lazy chunks too (so the package declares no
 // dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
-// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). Source maps (`.js.map`,
-// paths only) let a `--verbose` stack point at src/. Type checking is `tsc --noEmit`, run before
-// this by `npm run build`.
+// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine).
+// Two passes: esbuild splits code only into ES modules, and bin/callctl.js compiles dist/ itself
+// with V8's code cache made after a run, which only classic scripts have (vm.Script): so the
+// split ES modules are turned into CommonJS, file by file, in place. The sources stay ES modules.
+// Source maps (`.cjs.map`, paths only, chained through both passes) let a `--verbose` stack point
+// at src/. Type checking is `tsc --noEmit`, run before this by `npm run build`.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BUILTIN, REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
@@ -111,7 +115,7 @@ const common = {
 // (src/commands/completion/complete.ts) rather than loading the library's metadata on each TAB.
 const { getCountries } = await import('libphonenumber-js/max');
 
-await build({
+const split = await build({
   ...common,
   define: { CALLCTL_REGIONS: JSON.stringify(getCountries()) },
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
@@ -123,6 +127,11 @@ await build({
   entryNames: '[dir]/[name]',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
+  // ES modules for now, but .cjs already (so every import names its final file), and without the
+  // ESM `require` banner: pass 2 makes them CommonJS, which has a require of its own.
+  banner: {},
+  outExtension: { '.js': '.cjs' },
+  metafile: true,
 });
 
 // The dry run's phone worker (a thread started from dist/import/, see src/import/phone-threads.ts):
@@ -130,3 +139,32 @@ await build({
 // the entry's graph (errors, the phone code) were split out of that graph's one chunk, and
 // `--help` went back to loading ten files.
 await build({ ...common, entryPoints: [WORKER], plugins: [viaGetBuiltinModule(() => true), phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
+
+// Pass 2: each file of that build as CommonJS, in place (bin/callctl.js compiles them with V8's
+// code cache, BENCHMARKS.md §4). An `import()` becomes a `require()`, `import.meta.url` the file's
+// URL; esbuild chains the input source maps, so a --verbose stack still names src/.
+const cjs = Object.keys(split.metafile.outputs).filter((f) => f.endsWith('.cjs'));
+// The build's id names the code cache's folder (bin/callctl.js): a hash of what pass 1 wrote.
+const id = createHash('sha256');
+for (const f of [...Object.keys(split.metafile.outputs)].sort()) id.update(f).update(readFileSync(resolve(root, f)));
+const BUILD = id.digest('hex').slice(0, 16);
+await build({
+  absWorkingDir: root,
+  entryPoints: cjs,
+  outdir: 'dist',
+  outbase: 'dist',
+  outExtension: { '.js': '.cjs' },
+  allowOverwrite: true,
+  bundle: false,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: `var __importMetaUrl = require("node:url").pathToFileURL(__filename).href; /* callctl-build:${BUILD} */` },
+  minifyWhitespace: true,
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});

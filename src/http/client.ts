@@ -304,30 +304,12 @@ function parseBody(text: string): unknown {
   }
 }
 
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), the parser's hot
- * function is sent to the optimising compiler while the first response is parsed, and the
- * process then waits ~100 ms of CPU for that compile before it can exit: a one-page command took
- * twice as long. A tier-up budget 11× V8's default keeps short runs on the baseline compiler, and
- * long runs still tier up (a 30,000-contact listing took as long as before). Node 24 (V8 13) was
- * measured not to wait; the budget is raised below V8 12 only (BENCHMARKS.md §4). Set before the
- * first request compiles the parser.
- */
-let tieringSet = false;
-function keepShortRunsOffWasmTierUp(): void {
-  if (tieringSet) return;
-  tieringSet = true;
-  // node:v8 itself is loaded only here (its load costs a newer Node that does not need it).
-  if (Number(process.versions.v8.split('.')[0]) < 12) process.getBuiltinModule('node:v8').setFlagsFromString('--wasm-tiering-budget=20000000');
-}
-
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
 export async function createApiClient(input: { settings: Settings; deps: Deps; log: Logger }): Promise<ApiClient> {
   const { settings, deps, log } = input;
   const apiKey = checkSecretKey(settings.apiKey);
   log.addSecret(apiKey);
   const baseUrl = checkBaseUrl(settings.baseUrl);
-  keepShortRunsOffWasmTierUp();
   let shared: import('./shared-limiter.js').SharedBudget | undefined;
   if (settings.redisUrl !== undefined) {
     const { connectSharedLimiter, sharedLimiterId } = await import('./shared-limiter.js');

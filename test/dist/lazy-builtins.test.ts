@@ -97,7 +97,7 @@ test('the built table code carries the ASCII answer (the patch found its file)',
   const { join } = await import('node:path');
   const { ROOT } = await import('../helpers/cli.js');
   const dir = join(ROOT, 'dist/chunks');
-  const table = readdirSync(dir).filter((f) => f.startsWith('cli-table3-') && f.endsWith('.js'));
+  const table = readdirSync(dir).filter((f) => f.startsWith('cli-table3-') && f.endsWith('.cjs'));
   assert.equal(table.length, 1);
   assert.match(readFileSync(join(dir, table[0]!), 'utf8'), /PRINTABLE_ASCII/);
 });

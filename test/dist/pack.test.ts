@@ -50,9 +50,9 @@ function callctl(args: string[], extra: Record<string, string> = {}): Promise<{ 
 
 test('the tarball holds what runs: bin, dist, package.json, README — no sources, tests, fixtures or CI', () => {
   assert.ok(files.includes('bin/callctl.js'));
-  assert.ok(files.includes('dist/main.js'));
+  assert.ok(files.includes('dist/main.cjs'));
   assert.ok(files.includes('package.json'));
-  const stray = files.filter((f) => !/^(bin\/callctl\.js|dist\/.+\.js(\.map)?|package\.json|README\.md|LICENSE)$/.test(f));
+  const stray = files.filter((f) => !/^(bin\/callctl\.js|dist\/.+\.c?js(\.map)?|package\.json|README\.md|LICENSE)$/.test(f));
   assert.deepEqual(stray, []);
 });
 
