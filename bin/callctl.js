@@ -57,6 +57,7 @@ function viaCodeCache() {
   const root = codeCacheRoot();
   const words = [];
   for (const a of argv) {
+    if (a.startsWith('-')) continue;
     if (words.length === 2 || !/^[a-z_][a-z-]{0,15}$/.test(a)) break;
     words.push(a);
   }

@@ -168,3 +168,6 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// bin/callctl.js compiles these as scripts, which have no `import()`: one left would fail only when
+// its command runs.
+for (const f of cjs) if (/(^|[^\w$.])import\(/.test(readFileSync(resolve(root, f), 'utf8'))) throw new Error(`${f}: an import() was left in the CommonJS build`);
