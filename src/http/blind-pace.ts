@@ -38,6 +38,9 @@ interface Span {
   /** How long it lasted and how many of its requests were admitted. */
   T: number;
   A: number;
+  /** The pace it began at, and whether that was slow start's. */
+  fromRate: number;
+  slow: boolean;
 }
 
 const INITIAL_RATE = 10;
@@ -63,6 +66,17 @@ const PROBE_UNSOLVED = 0.03;
 /** …once solved, hold at this share of the solved rate and probe this slowly. */
 const HOLD = 0.985;
 const PROBE_SOLVED = 0.001;
+/** Two spans fit a bucket (see fit) when their lengths differ by this much… */
+const FIT_MIN_SPREAD_MS = 1000;
+/** …and their pauses by no more than this. */
+const FIT_SAME_PAUSE_MS = 100;
+/** A bucket whose burst is under this share of what a pause would refill is paced by the fit… */
+const SMALL_BURST = 0.5;
+/** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
+const HOLD_FIT = 0.99;
+const PROBE_FIT = 0.0002;
+/** At most this many requests go back to back to make up for late timers. */
+const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
 const WINDOW_GROW_MS = 60_000;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
@@ -79,12 +93,16 @@ export class BlindPace {
   private readonly ceiling: number;
 
   private spanStart: number | undefined;
+  private spanFromRate = 0;
+  private spanSlow = true;
   private spanAdmitted = 0;
   private spanMaxInflight = 0;
   private lastPauseMs = Infinity;
   private readonly spans: Span[] = [];
   /** The rate measured over a long span (undefined until then). */
   private solvedRate: number | undefined;
+  /** What a pause refills of the bucket, when two spans measured it (see fit). */
+  private burstEstimate: number | undefined;
   /** The 429 before the next span starts is an echo of the same congestion. */
   private pausedUntil = -Infinity;
   private consecutive429 = 0;
@@ -131,6 +149,8 @@ export class BlindPace {
   onSend(now: number): void {
     if (this.spanStart === undefined || this.spanStart < this.pausedUntil) {
       this.spanStart = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
+      this.spanFromRate = this.rate;
+      this.spanSlow = this.slowStart;
       this.spanAdmitted = 0;
       this.spanMaxInflight = 0;
       this.admittedAt.length = 0;
@@ -146,7 +166,7 @@ export class BlindPace {
     if (dt <= 0) return;
     if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
     else {
-      const probe = this.solvedRate !== undefined ? PROBE_SOLVED * this.solvedRate : PROBE_UNSOLVED * this.rate;
+      const probe = this.solvedRate === undefined ? PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? PROBE_FIT : PROBE_SOLVED) * this.solvedRate;
       // Up, but not into the pace that last met a 429 — which itself relaxes, slowly, in case the
       // limit was raised.
       this.tooFast *= 1 + RELAX_PER_SEC * (dt / 1000);
@@ -190,7 +210,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow };
     const rateBefore = (A / T) * 1000;
 
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
@@ -256,6 +276,15 @@ export class BlindPace {
       return paceAt429 * FIRST_SHARE;
     }
     if (cur.T >= LONG_SPAN_MS) {
+      // A bucket that a pause refills only in part (a small burst): each 429 costs its pause, so
+      // the pace holds just under the rate the spans fit, probing up only slowly. (One that a pause
+      // fills whole loses nothing by a 429: the pause's refill is spent at once after it.)
+      const fit = this.fit();
+      if (fit !== undefined && fit.burst < (SMALL_BURST * fit.rate * cur.pauseMs) / 1000) {
+        this.solvedRate = fit.rate;
+        this.burstEstimate = fit.burst;
+        return Math.min(fit.rate, paceAt429) * HOLD_FIT;
+      }
       // A long span drained only the little the pause refilled. Everything sent was admitted until
       // the 429, so the rate admitted over its last seconds — when the bucket was draining — is
       // the limit's, give or take the overshoot of a slow probe.
@@ -272,6 +301,36 @@ export class BlindPace {
       return this.solvedRate * HOLD;
     }
     return paceAt429 * SHORT_SHARE;
+  }
+
+  /**
+   * A token bucket admits, in a span that began after a pause and ran above its refill throughout,
+   * what the pause refilled plus what dripped in meanwhile: A = b + r·T. Two such spans of
+   * different lengths give both, exactly — the rate admitted over one span alone is r + b/T, over
+   * its last seconds still some of b. Undefined unless two spans fit (a window or a cap does not).
+   */
+  private fit(): { rate: number; burst: number } | undefined {
+    const usable = this.spans.filter((x) => !x.slow && x.pauseMs >= 1000);
+    const j = usable[usable.length - 1];
+    if (j === undefined || j !== this.spans[this.spans.length - 1]) return undefined;
+    let i: Span | undefined;
+    for (const x of usable.slice(0, -1)) if (Math.abs(x.pauseMs - j.pauseMs) <= FIT_SAME_PAUSE_MS && (i === undefined || Math.abs(j.T - x.T) > Math.abs(j.T - i.T))) i = x;
+    if (i === undefined || Math.abs(j.T - i.T) < FIT_MIN_SPREAD_MS) return undefined;
+    const rate = ((j.A - i.A) / (j.T - i.T)) * 1000;
+    const burst = i.A - (rate * i.T) / 1000;
+    // Each span must have run above that rate from its start: else the bucket sat full for a while
+    // and admitted less than the line says.
+    if (!(rate > 0) || burst < 0.5 || i.fromRate < rate || j.fromRate < rate) return undefined;
+    return { rate, burst };
+  }
+
+  /**
+   * Requests that may start back to back to make up for late timers (1: none): half of what the
+   * bucket was measured to refill in a pause, once measured — a pace under the refill with bursts
+   * no larger than the bucket never empties it.
+   */
+  get catchUp(): number {
+    return this.burstEstimate !== undefined && this.solvedRate !== undefined ? Math.max(1, Math.min(CATCH_UP_MAX, Math.floor(this.burstEstimate / 2))) : 1;
   }
 
   private backoff(): number {

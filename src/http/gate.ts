@@ -121,7 +121,9 @@ export class PaceGate {
       this.burstLeft -= 1;
       this.nextRelease = now;
     } else {
-      this.nextRelease = Math.max(this.nextRelease, now, resumeAt) + gap;
+      // A late timer is made up for only as far as the bucket was measured to allow.
+      const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
+      this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
     const ticket = { sentAt: now, inflightAtSend: this.inflight };
     this.inflight += 1;

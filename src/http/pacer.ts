@@ -27,6 +27,8 @@ export interface PaceSettings {
   capacity: number | null;
   /** Header regime: when the server said its quota is whole again (ms), if it said. */
   fullAt?: number | undefined;
+  /** Spacing: requests that may start back to back after a late timer (1: none). */
+  catchUp?: number;
 }
 
 /** One answer (or transport failure) as the pacer needs to see it. */
@@ -157,7 +159,7 @@ export class Pacer {
     if (this.headerMode) {
       return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt };
     }
-    return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null };
+    return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null, catchUp: this.blind.catchUp };
   }
 
   /**
