@@ -12,8 +12,9 @@
  * - a short span (under two seconds) was mostly what the pause refilled and says little of the
  *   rate, except that the pace that met it was too fast: the next pace lies between what the last
  *   cycle of span and pause achieved and that pace;
- * - a long span drained only the little a pause refills: its admitted rate is the limit's. The pace
- *   then holds just under it and probes up slowly enough that the next 429 is rare.
+ * - a long span drained only the little a pause refills: its admitted rate is the limit's, and two
+ *   spans after pauses give a bucket's rate and burst exactly (fit). The pace then holds just
+ *   under it and probes up slowly enough that the next 429 is rare.
  * Measured per limiter shape in BENCHMARKS.md, beside the simulation's figures.
  *
  * A concurrency cap is a limit too: a 429 that came while more requests were in flight than any
@@ -75,6 +76,12 @@ const SMALL_BURST = 0.5;
 /** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
 const HOLD_FIT = 0.99;
 const PROBE_FIT = 0.0002;
+/**
+ * From this pace up, timers (whole milliseconds, and late) cannot space requests by themselves:
+ * one late start may be made up for even before the bucket is measured. A limit this fast that
+ * allows no two requests closer than its gap would refuse any client on a real network.
+ */
+const FAST_RATE = 100;
 /** At most this many requests go back to back to make up for late timers. */
 const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
@@ -330,7 +337,8 @@ export class BlindPace {
    * no larger than the bucket never empties it.
    */
   get catchUp(): number {
-    return this.burstEstimate !== undefined && this.solvedRate !== undefined ? Math.max(1, Math.min(CATCH_UP_MAX, Math.floor(this.burstEstimate / 2))) : 1;
+    if (this.burstEstimate !== undefined && this.solvedRate !== undefined) return Math.max(1, Math.min(CATCH_UP_MAX, Math.floor(this.burstEstimate / 2)));
+    return this.rate >= FAST_RATE ? 2 : 1;
   }
 
   private backoff(): number {
