@@ -86,6 +86,8 @@ const FAST_RATE = 100;
 const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
 const WINDOW_GROW_MS = 60_000;
+/** A 429 this soon after the window grew takes the growth back. */
+const WINDOW_PROBE_MS = 10_000;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 30_000;
@@ -114,6 +116,8 @@ export class BlindPace {
   private pausedUntil = -Infinity;
   private consecutive429 = 0;
   private lastWindowCutAt = -Infinity;
+  /** When the window last grew by one (a probe that the next 429, if soon, takes back). */
+  private windowGrownAt = -Infinity;
   /** The lowest pace that met a 429 (relaxed slowly upward while none comes): the probe stays under it. */
   private tooFast = Infinity;
   /** Send times of the current span's admitted requests (the recent admitted rate). */
@@ -183,6 +187,7 @@ export class BlindPace {
     if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > WINDOW_GROW_MS) {
       this.window += 1;
       this.lastWindowCutAt = now;
+      this.windowGrownAt = now;
     }
   }
 
@@ -220,6 +225,16 @@ export class BlindPace {
     const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow };
     const rateBefore = (A / T) * 1000;
 
+    // The first 429 soon after the window grew by one, with the window full: the probe found the
+    // cap again. The count of requests in flight at a send can be one short of the server's (an
+    // answer on its way back is still in flight there), so this is not left to the rule below,
+    // which would then cut the rate instead.
+    if (this.window !== Infinity && o.sentAt >= this.windowGrownAt && o.sentAt - this.windowGrownAt < WINDOW_PROBE_MS && o.inflightAtSend >= this.window - 2) {
+      this.window -= 1;
+      this.windowGrownAt = -Infinity;
+      this.lastWindowCutAt = o.at;
+      return;
+    }
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
     // limit is on concurrency.
     if (o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
