@@ -44,7 +44,8 @@ function viaNode() {
  * `createCachedData()` after the run holds every function compiled so far, so the cache is kept per
  * command (the first two words): the next `contacts ls` finds all it needs compiled. V8 checks
  * each cache against its source's length and its own version and flags; the build's id (a hash of
- * dist/, in each file's first line) names the folder, so a rebuild never meets an old cache.
+ * what esbuild wrote, in each file's first line) names the folder, so a rebuild never meets an old
+ * cache.
  */
 function viaCodeCache() {
   const fs = builtin('node:fs');
