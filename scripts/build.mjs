@@ -19,21 +19,17 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BUILTIN, REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
+import { REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
 const EXTERNAL = [];
 
 const ENTRY = resolve(root, 'src/main.ts');
-const SRC = resolve(root, 'src') + '/';
 const WORKER = 'src/import/phone-worker.ts';
 const external = EXTERNAL.flatMap((d) => [d, `${d}/*`]);
 
-/**
- * Pass 1: an entry's static graph (every `import()` left out): its modules, as absolute paths,
- * and the builtins they import (as `node:` names).
- */
+/** An entry's static graph (every `import()` left out): its modules, as absolute paths. */
 const staticGraph = async (entry) => {
   const graph = await build({
     absWorkingDir: root,
@@ -47,11 +43,9 @@ const staticGraph = async (entry) => {
     logLevel: 'warning',
     plugins: [{ name: 'static-only', setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
   });
-  const inputs = Object.entries(graph.metafile.inputs);
-  const builtins = inputs.flatMap(([, i]) => i.imports.filter((d) => d.external && d.kind === 'import-statement' && BUILTIN.test(d.path)).map((d) => (d.path.startsWith('node:') ? d.path : `node:${d.path}`)));
-  return { files: new Set(inputs.map(([p]) => resolve(root, p))), builtins: new Set(builtins) };
+  return new Set(Object.keys(graph.metafile.inputs).map((p) => resolve(root, p)));
 };
-const { files: inEntry, builtins: entryBuiltins } = await staticGraph(ENTRY);
+const inEntry = await staticGraph(ENTRY);
 
 /** Every src/ module outside the entry's graph imports the entry (see the top of this file). */
 const entryFirst = {
@@ -121,7 +115,7 @@ const split = await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, viaGetBuiltinModule((path, importer) => entryBuiltins.has(path) && (inEntry.has(importer) || importer.startsWith(SRC))), phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',
@@ -138,7 +132,7 @@ const split = await build({
 // a build of its own, one file with all it needs. Built with the rest, the modules it shares with
 // the entry's graph (errors, the phone code) were split out of that graph's one chunk, and
 // `--help` went back to loading ten files.
-await build({ ...common, entryPoints: [WORKER], plugins: [viaGetBuiltinModule(() => true), phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
+await build({ ...common, entryPoints: [WORKER], plugins: [viaGetBuiltinModule, phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
 
 // Pass 2: each file of that build as CommonJS, in place (bin/callctl.js compiles them with V8's
 // code cache, BENCHMARKS.md §4). An `import()` becomes a `require()`, `import.meta.url` the file's

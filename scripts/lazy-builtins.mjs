@@ -11,13 +11,14 @@ import { builtinModules } from 'node:module';
  * `ReadStream` loads the whole streams implementation, node:util's `TextDecoder` the encoding
  * code — ~7 ms of every start on Node 24, for names callctl never reads.
  * `process.getBuiltinModule` (Node ≥ 20.16) returns the same object without that:
- * - a `require` of a builtin gets it from there (the bundles' `require`, `REQUIRE` below);
+ * - a `require` of a builtin gets it from there (bin/callctl.js's `require` for dist/, `REQUIRE`
+ *   below for the worker);
  * - an `import` of a builtin becomes an ES module over it whose every export is a pure read of one
  *   property, so esbuild keeps only the names imported somewhere and nothing reads the others (as
  *   CommonJS, esbuild's interop would copy every property's descriptor, which computes node:util's
  *   lazy ones).
  */
-export const BUILTIN = new RegExp(`^(node:[a-z_/]+|${builtinModules.join('|')})$`);
+const BUILTIN = new RegExp(`^(node:[a-z_/]+|${builtinModules.join('|')})$`);
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const esmOver = async (id) => {
   const names = Object.keys(await import(id)).filter((k) => k !== 'default' && IDENT.test(k));
@@ -28,25 +29,21 @@ const esmOver = async (id) => {
   ].join('\n');
 };
 /**
- * `wanted(path, importer)` says which imports get a module over getBuiltinModule; the others stay
- * plain imports. With code splitting, a module that lazy chunks share becomes a file of its own,
- * and a file costs more to find and link than the facade saves, so scripts/build.mjs takes only
- * what the entry's graph imports, and only for modules whose chunk reaches the entry's (all of
- * them land in the entry's chunk). An `import()` stays native.
+ * For the phone worker, the one bundle that stays an ES module: every `import` of a builtin gets a
+ * module over getBuiltinModule. (dist/'s other files are CommonJS since the code cache; their
+ * `require` of a builtin is answered by getBuiltinModule in bin/callctl.js, and modules over it
+ * there measured the same.) An `import()` stays native.
  */
-export const viaGetBuiltinModule = (wanted) => ({
+export const viaGetBuiltinModule = {
   name: 'via-get-builtin-module',
   setup(b) {
-    b.onResolve({ filter: BUILTIN }, (a) => {
-      const path = a.path.startsWith('node:') ? a.path : `node:${a.path}`;
-      return a.kind === 'import-statement' && wanted(path, a.importer) ? { path, namespace: 'builtin-esm' } : undefined;
-    });
+    b.onResolve({ filter: BUILTIN }, (a) => (a.kind === 'import-statement' ? { path: a.path.startsWith('node:') ? a.path : `node:${a.path}`, namespace: 'builtin-esm' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'builtin-esm' }, async (a) => ({ contents: await esmOver(a.path), loader: 'js' }));
   },
-});
+};
 
 /**
- * The `require` every bundle declares (ESM has none; bundled CommonJS libraries call it for
+ * The `require` the phone worker's bundle declares (an ES module has none; bundled CommonJS libraries call it for
  * builtins, and for optional packages that may be missing). A builtin comes from
  * getBuiltinModule; anything else from Node's CommonJS `require`, made on first need — making it
  * loads the CommonJS loader, ~4 ms.
