@@ -8,8 +8,6 @@ const dryRun = argv.includes('import') && argv.includes('--dry-run');
 // made under other flags than its own (see viaCodeCache), so a flag set at run time would throw
 // the cache away on every start.
 if (dryRun) {
-  // The dry run's phone worker is an ES module: Node ≥ 22.8 keeps its compiled code on disk.
-  builtin('node:module').enableCompileCache?.(`${builtin('node:os').tmpdir()}/node-compile-cache-callctl-dry-run`);
   // An import's dry run allocates as fast as the CPU goes: V8's young generation keeps its start
   // size (it only ever grows) instead of growing to 32 MB of mostly garbage, and the old one grows
   // by a quarter at a time. The same flags as keepHeapSmall's (src/import/phone-threads.ts), which
