@@ -4,6 +4,9 @@
 const argv = process.argv.slice(2);
 const builtin = (id) => process.getBuiltinModule(id);
 const dryRun = argv.includes('import') && argv.includes('--dry-run');
+// A help, a TAB, or a command that never sends a request (the others may).
+const help = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+const offline = help || ['__complete', 'completion', 'config', 'sandbox'].includes(argv[0] ?? '');
 // V8's flags are set here, before dist/ loads, and never changed later: V8 rejects a code cache
 // made under other flags than its own (see viaCodeCache), so a flag set at run time would throw
 // the cache away on every start.
@@ -14,13 +17,14 @@ if (dryRun) {
   // sets them again after a worker thread's start has reset them (BENCHMARKS.md §3). Other
   // commands keep V8's defaults.
   builtin('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --heap-growing-percent=25');
-} else if (Number(process.versions.v8.split('.')[0]) < 12) {
+} else if (!offline && Number(process.versions.v8.split('.')[0]) < 12) {
   // undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), the parser's hot
   // function is sent to the optimising compiler while the first response is parsed, and the
   // process then waits ~100 ms of CPU for that compile before it can exit: a one-page command took
   // twice as long. A tier-up budget 11× V8's default keeps short runs on the baseline compiler, and
   // long runs still tier up (a 30,000-contact listing took as long as before). Node 24 (V8 13) was
-  // measured not to wait, and loading node:v8 costs it: below V8 12 only (BENCHMARKS.md §4).
+  // measured not to wait, and loading node:v8 costs ~2 ms: below V8 12, and only for a command
+  // that may send a request (BENCHMARKS.md §4).
   builtin('node:v8').setFlagsFromString('--wasm-tiering-budget=20000000');
 }
 
@@ -60,7 +64,8 @@ function viaCodeCache() {
     if (words.length === 2 || !/^[a-z_][a-z-]{0,15}$/.test(a)) break;
     words.push(a);
   }
-  const key = `${words.join('-') || 'callctl'}${dryRun ? '-dry-run' : ''}`;
+  // A help and a dry run set other V8 flags than the same words' real run: caches of their own.
+  const key = `${words.join('-') || 'callctl'}${dryRun ? '-dry-run' : help ? '-help' : ''}`;
   const dir = root !== undefined && build !== undefined ? path.join(root, `${build}-${process.version}-${process.arch}`, key) : undefined;
   const toWrite = [];
   const modules = new Map();
