@@ -25,3 +25,22 @@ test('a 429 soon after the window of requests in flight grew by one takes the gr
   assert.equal(pace.rate, probed, 'the rate is not cut for a cap');
   assert.ok(rate > 0);
 });
+
+test('from 100 requests a second up, a start a timer made late is made up for by the next; under it, never', async () => {
+  const { PaceGate } = await import('../../src/http/gate.js');
+  const nextAfterLateStart = (rate: number) => {
+    const gate = new PaceGate({ random: () => 0.5 });
+    gate.pacer.seed(rate);
+    const gap = 1000 / rate;
+    assert.ok('ticket' in gate.start(0, false));
+    // The timer for the next slot (at one gap) fires half a gap late: that request starts then…
+    assert.ok('ticket' in gate.start(1.5 * gap, false));
+    // …and the one after may start one gap after the slot it missed, not one gap after it started.
+    const v = gate.start(1.5 * gap, false);
+    assert.ok('retryAt' in v);
+    return v.retryAt / gap;
+  };
+  assert.ok(Math.abs(nextAfterLateStart(200) - 2) < 0.05, `200/s: ${nextAfterLateStart(200)} gaps`);
+  // A bucket of one at 20/s may refuse two requests closer than its gap: no catch-up.
+  assert.ok(Math.abs(nextAfterLateStart(20) - 2.5) < 0.05, `20/s: ${nextAfterLateStart(20)} gaps`);
+});
