@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, runCliBuiltins, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
 type T = Parameters<typeof tempDir>[0];
@@ -74,15 +74,11 @@ test('NODE_DISABLE_COMPILE_CACHE: no code cache is read or written', async (t: T
 });
 
 test("a help or a TAB loads no node:v8 (~2 ms on Node 20); a request on Node 20 sets its WebAssembly budget first", async (t: T) => {
-  const { readFileSync } = await import('node:fs');
   const sb = await startTestSandbox(t, { seed: 3 });
   const loaded = async (args: string[]) => {
-    const dir = tempDir(t);
-    const report = join(dir, 'builtins.txt');
-    const preload = join(dir, 'report.cjs');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.join('\\n')));\n`);
-    await ok(args, envFor(sb, t, { NODE_OPTIONS: `--require ${preload}` }));
-    return readFileSync(report, 'utf8').split('\n');
+    const r = await runCliBuiltins(t, args, { env: envFor(sb, t) });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r.builtins;
   };
   for (const args of [['--help'], ['contacts', 'ls', '--help'], ['__complete', 'bash', 'cont'], ['config', 'path']]) {
     const list = await loaded(args);

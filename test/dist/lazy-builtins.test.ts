@@ -54,19 +54,13 @@ test("the lazy assert returns on a true condition and throws node:assert's error
 });
 
 test('a request from the built callctl loads none of node:assert, node:http2, node:child_process', async (t) => {
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { runCli, tempDir } = await import('../helpers/cli.js');
+  const { runCliBuiltins } = await import('../helpers/cli.js');
   const { startTestSandbox, envFor } = await import('../helpers/sandbox.js');
   const sb = await startTestSandbox(t, { seed: 3 });
-  const dir = tempDir(t);
-  const report = join(dir, 'builtins.txt');
-  const preload = join(dir, 'report.cjs');
-  writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.join('\\n')));\n`);
-  const r = await runCli(['contacts', 'ls', '--limit', '1'], { env: { ...envFor(sb, t), NODE_OPTIONS: `--require ${preload}` } });
+  const r = await runCliBuiltins(t, ['contacts', 'ls', '--limit', '1'], { env: envFor(sb, t) });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ID/);
-  const loaded = (await import('node:fs')).readFileSync(report, 'utf8').split('\n');
+  const loaded = r.builtins;
   assert.ok(loaded.includes('NativeModule net'), 'the report lists the builtins a request loads');
   assert.deepEqual(loaded.filter((m) => /^NativeModule (assert|http2|child_process)$/.test(m)), []);
 });

@@ -4,7 +4,7 @@
  * runs in the test's own process and must keep answering while the CLI runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -66,4 +66,18 @@ export function tempDir(t: { after(fn: () => unknown): void }, prefix = 'callctl
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * Runs the CLI and returns it with the builtins it loaded (`process.moduleLoadList` at exit, as
+ * "NativeModule fs" lines): a preload records them, whatever loaded them (ESM, require, the bin's
+ * getBuiltinModule).
+ */
+export async function runCliBuiltins(t: { after(fn: () => unknown): void }, args: string[], opts: CliOptions = {}): Promise<CliResult & { builtins: string[] }> {
+  const dir = tempDir(t);
+  const report = join(dir, 'builtins.txt');
+  const preload = join(dir, 'report.cjs');
+  writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.join('\\n')));\n`);
+  const r = await runCli(args, { ...opts, env: { ...opts.env, NODE_OPTIONS: `--require ${preload}` } });
+  return { ...r, builtins: readFileSync(report, 'utf8').split('\n') };
 }
