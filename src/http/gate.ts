@@ -121,7 +121,7 @@ export class PaceGate {
       this.burstLeft -= 1;
       this.nextRelease = now;
     } else {
-      // A late timer is made up for only as far as the bucket was measured to allow.
+      // A late timer is made up for as far as the pacer allows (catchUp in blind-pace.ts).
       const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
