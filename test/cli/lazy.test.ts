@@ -59,12 +59,13 @@ test('--help and a TAB load the entry as a few files, not one per shared module 
   }
 });
 
-test("--help takes Node's builtins without their ES module facades: the ES module loader resolves only the bin", async (t) => {
+test("--help takes Node's builtins without their ES module facades: nothing goes through the ES module loader", async (t) => {
   // `import … from 'node:fs'` builds node:fs's facade, which reads every export: its ReadStream
   // getter loads the streams code, node:util's TextDecoder the encoders (~7 ms on Node 24). The bin
-  // takes every builtin from process.getBuiltinModule, and dist/ is compiled by the bin itself
-  // (CommonJS, its `require` of a builtin answered by getBuiltinModule too): the ES module loader
-  // meets the bin alone, and dist's files are all compiled through the bin's code cache.
+  // is a CommonJS script that takes every builtin from process.getBuiltinModule, and compiles dist/
+  // itself (CommonJS, its `require` of a builtin answered by getBuiltinModule too): nothing but the
+  // bin (recorded by the preload as the entry) is resolved outside dist/, and dist's files are all
+  // compiled through the bin's code cache.
   for (const args of [['--help'], ['contacts', '--help'], ['import', join(ROOT, 'fixtures/outlook.csv'), '--dry-run', '--country', 'US']]) {
     const files = await loadedFiles(t, args);
     const viaEsm = files.filter((u) => !u.includes('/dist/'));

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // The only place that touches the process's exit: everything below returns an exit code.
 // `callctl --version` alone is answered here, without loading the command tree (start-up budget).
+// A CommonJS script, though the package and every source are ES modules: it loads dist/ itself
+// (CommonJS-shaped, below), so it imports nothing, and on Node 20 starting the ES module loader for
+// the bin alone cost ~0.16× of a bare `node -e 0` on every command (`--help` 1.62× → 1.46×,
+// BENCHMARKS.md §4; on Node 24 the two are equal).
 const argv = process.argv.slice(2);
 const builtin = (id) => process.getBuiltinModule(id);
 const dryRun = argv.includes('import') && argv.includes('--dry-run');
@@ -35,7 +39,7 @@ if (dryRun) {
  */
 function viaNode() {
   process.setSourceMapsEnabled(true);
-  return builtin('node:module').createRequire(import.meta.url)('../dist/main.cjs');
+  return require('../dist/main.cjs');
 }
 
 /**
@@ -53,7 +57,7 @@ function viaCodeCache() {
   const fs = builtin('node:fs');
   const path = builtin('node:path');
   const vm = builtin('node:vm');
-  const dist = path.join(import.meta.dirname, '..', 'dist');
+  const dist = path.join(__dirname, '..', 'dist');
   const mainFile = path.join(dist, 'main.cjs');
   const mainSource = fs.readFileSync(mainFile, 'utf8');
   const build = /callctl-build:([0-9a-f]+)/.exec(mainSource.slice(0, 200))?.[1];
@@ -138,11 +142,13 @@ function saveCodeCache(root, build, toWrite) {
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = builtin('node:fs');
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${JSON.parse(readFileSync(`${__dirname}/../package.json`, 'utf8')).version}\n`);
 } else {
   const verbose = argv[0] !== '__complete' && (argv.includes('--verbose') || argv.includes('-v'));
   const { complete, main, systemDeps } = verbose ? viaNode() : viaCodeCache();
   const deps = systemDeps();
   // A TAB in a shell that sourced `callctl completion …`: candidates for the word under the cursor.
-  process.exitCode = argv[0] === '__complete' ? await complete(argv.slice(1), deps.io, deps.env) : await main(argv, deps);
+  (argv[0] === '__complete' ? complete(argv.slice(1), deps.io, deps.env) : main(argv, deps)).then((code) => {
+    process.exitCode = code;
+  });
 }
