@@ -264,22 +264,39 @@ try {
       ['__complete', 'bash', 'contacts', 'ls', '--format', ''],
       ['__complete', 'bash', 'import', 'x.csv', '--country', 'G'],
     ];
+    // References for the first real work, in the same rounds: the least a Node script can do to
+    // print one page of contacts — one GET with node:http, with Node's own fetch (undici inside
+    // Node), and with undici's request (the library callctl's HTTP core is built on).
+    const refDir = join(work, 'startup-refs');
+    mkdirSync(refDir, { recursive: true });
+    const get = "const u = new URL(process.env.CALLCTL_BASE_URL + '/contacts?limit=1'); const h = { authorization: 'Bearer ' + process.env.CALLCTL_API_KEY };";
+    const refs = {
+      'node:http GET': `${get} require('node:http').get(u, { headers: h }, (r) => { let b = ''; r.on('data', (d) => (b += d)); r.on('end', () => process.stdout.write(b.slice(0, 80))); });`,
+      'fetch': `${get} fetch(u, { headers: h }).then((r) => r.text()).then((b) => process.stdout.write(b.slice(0, 80)));`,
+      'undici request': `${get} require(${JSON.stringify(join(root, 'node_modules/undici'))}).request(u, { headers: h }).then((r) => r.body.text()).then((b) => process.stdout.write(b.slice(0, 80)));`,
+    };
+    for (const [name, code] of Object.entries(refs)) {
+      const file = join(refDir, `${name.replace(/[^a-z]/g, '-')}.cjs`);
+      writeFileSync(file, code);
+      rows.push({ name, argv: [file] });
+    }
     try {
-      for (const argv of rows) {
+      for (const row of rows) {
+        const argv = Array.isArray(row) ? [bin, ...row] : row.argv;
         const base = [];
         const mine = [];
         for (let i = 0; i < n + 2; i++) {
           const b = await once(['-e', '0']);
-          const m = await once([bin, ...argv], apiEnv);
+          const m = await once(argv, apiEnv);
           if (i >= 2) {
             base.push(b);
             mine.push(m);
           }
         }
-        const shown = argv.map((a) => (a === '' ? "''" : a)).join(' ');
+        const shown = Array.isArray(row) ? `\`callctl ${row.map((a) => (a === '' ? "''" : a)).join(' ')}\`` : `reference: ${row.name} (a script, one page)`;
         const [wm, wb] = [median(mine.map((r) => r.ms)), median(base.map((r) => r.ms))];
         const [cm, cb] = [median(mine.map((r) => r.cpuMs)), median(base.map((r) => r.cpuMs))];
-        say(`| \`callctl ${shown}\` | ${wm.toFixed(0)} ms | ${wb.toFixed(0)} ms | ${(wm / wb).toFixed(2)} | ${cm.toFixed(0)} ms | ${(cm / cb).toFixed(2)} |`);
+        say(`| ${shown} | ${wm.toFixed(0)} ms | ${wb.toFixed(0)} ms | ${(wm / wb).toFixed(2)} | ${cm.toFixed(0)} ms | ${(cm / cb).toFixed(2)} |`);
       }
     } finally {
       await sb.close();
