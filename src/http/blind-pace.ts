@@ -39,9 +39,14 @@ interface Span {
   /** How long it lasted and how many of its requests were admitted. */
   T: number;
   A: number;
-  /** The pace it began at, and whether that was slow start's. */
+  /** The pace it began at, whether that was slow start's, and the pace that met its 429. */
   fromRate: number;
   slow: boolean;
+  pace: number;
+  /** Every request sent in it, in order (ms), the refused one's send, and how far a request's arrival may stray from its send (ms). */
+  sends: number[];
+  refusedAt: number;
+  jitterMs: number;
 }
 
 const INITIAL_RATE = 10;
@@ -88,6 +93,14 @@ const CATCH_UP_MAX = 16;
 const WINDOW_GROW_MS = 60_000;
 /** A 429 this soon after the window grew takes the growth back. */
 const WINDOW_PROBE_MS = 10_000;
+/** A span's send times are kept up to this many; bounds are not sought over a longer one (its cost). */
+const SPAN_SENDS_MAX = 5_000;
+/** The bucket's bounds are sought over rates this far apart (a share), from MIN_RATE up to the pace. */
+const BOUNDS_STEP = 0.0025;
+/** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
+const BUCKET_NOT_WINDOW = 0.4;
+/** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
+const BOUNDS_TIGHT = 1.05;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 30_000;
@@ -122,6 +135,9 @@ export class BlindPace {
   private tooFast = Infinity;
   /** Send times of the current span's admitted requests (the recent admitted rate). */
   private readonly admittedAt: number[] = [];
+  /** Send times of every request of the current span, and its admitted answers' round trips. */
+  private spanSends: number[] = [];
+  private spanRtts: number[] = [];
   /**
    * A window-like limit restores a whole quota after each pause, whatever the pace before it:
    * then the quota is best sent at once when a pause ends (and each pause costs little). Set when
@@ -165,7 +181,10 @@ export class BlindPace {
       this.spanAdmitted = 0;
       this.spanMaxInflight = 0;
       this.admittedAt.length = 0;
+      this.spanSends = [];
+      this.spanRtts = [];
     }
+    if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
   }
 
   /** Requests are waiting for the pace: grow it (slow start, then a probe). */
@@ -206,6 +225,7 @@ export class BlindPace {
         this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);
         if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
         this.admittedAt.push(o.sentAt);
+        if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
       }
       return 0;
     }
@@ -222,7 +242,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: this.spanSends, refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts) };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -286,12 +306,44 @@ export class BlindPace {
     if (afterPause.length < 2) return;
     const least = Math.min(...afterPause.map((x) => x.A));
     const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least)).length;
-    if (same >= 2) this.burst = Math.floor(least * 0.9);
+    if (same < 2) return;
+    // Two equal counts can be a token bucket's too, when its refill made up the difference between
+    // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
+    // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
+    // over unequal lengths leave a bucket only a trickle of refill).
+    const bucket = bucketBounds(this.spans, this.rate);
+    if (bucket !== undefined && bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return;
+    this.burst = Math.floor(least * 0.9);
+    // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
+    // window cares only for the count, and each millisecond the quota takes is added to every cycle
+    // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
+    this.rate = Math.min(this.ceiling, Math.max(this.rate, ...afterPause.filter((x) => !x.slow).map((x) => x.pace)));
   }
 
   /** The pace to hold after the latest span. */
   private estimate(paceAt429: number, at: number): number {
     const cur = this.spans[this.spans.length - 1] as Span;
+    const base = this.estimateBySpan(paceAt429, at, cur);
+    if (this.spans.length === 1 || this.burst > 0) return base;
+    // What every span since the start proves of a token bucket: the least rate that could have
+    // admitted what was admitted and refused what was refused.
+    const least = bucketBounds(this.spans, paceAt429);
+    if (least === undefined) return base;
+    // A bucket that a pause fills whole loses nothing by a 429 (the pause's refill is spent at once
+    // after it): the pace by span serves it.
+    if (!(least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000)) return base;
+    if (least.upper <= BOUNDS_TIGHT * least.rate) {
+      // Every rate that fits lies within a few per cent, and the bucket is small (each 429 costs
+      // its pause): hold just under the least of them.
+      this.solvedRate = least.rate;
+      this.burstEstimate = least.burst;
+      return Math.min(least.rate, paceAt429) * HOLD_FIT;
+    }
+    // Never under what the spans prove admitted, nor over what they prove refused.
+    return Math.max(Math.min(base, least.upper < 1.5 * paceAt429 ? least.upper : Infinity), least.rate * HOLD_FIT);
+  }
+
+  private estimateBySpan(paceAt429: number, at: number, cur: Span): number {
     if (this.spans.length === 1) {
       // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
       // it is), by up to a few doublings with a large burst. Start the next span well under it.
@@ -362,3 +414,106 @@ export class BlindPace {
   }
 }
 
+
+/** How far a request's arrival at the server may stray from its send: the spread of round trips. */
+function jitterOf(rtts: number[]): number {
+  if (rtts.length === 0) return 1;
+  const sorted = [...rtts].sort((a, b) => a - b);
+  const p90 = sorted[Math.floor(sorted.length * 0.9)] as number;
+  return Math.min(50, 1 + p90 - (sorted[0] as number));
+}
+
+/**
+ * A token bucket of rate r and size b admits a request when, counting back from it, no stretch of
+ * requests took more than b plus what dripped in meanwhile: E_i = max(0, E_{i−1} + 1 − r·gap)
+ * (the Lindley recursion) stays under b. So each span, for a given r, bounds what the bucket held
+ * when it began: at least the largest E among the admitted, less than the refused one's. A span
+ * after a pause began with min(b, what the pause refilled); the first, with a whole bucket. The
+ * rates at which every span's bounds agree on one b are the bucket's possible rates; the least of
+ * them is proven (a slower bucket would have refused something that was admitted). Sends within
+ * the jitter of each other may have arrived in either order: the bounds are widened by those.
+ * Undefined when no rate fits (not a bucket: a window, a cap, or something else).
+ */
+export function bucketBounds(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number; upper: number } | undefined {
+  const least = leastRate(spans, upTo);
+  if (least === undefined) return undefined;
+  // The rates that fit run on from there; the first that does not (if below 1.5× the pace) bounds
+  // the rate from above.
+  let upper = least.rate * (1 + BOUNDS_STEP);
+  while (upper <= upTo * 1.5 && burstAt(spans, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
+  return { ...least, upper };
+}
+
+function leastRate(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number } | undefined {
+  if (spans.length < 2 || spans.some((x) => x.sends.length >= SPAN_SENDS_MAX)) return undefined;
+  for (let r = Math.max(MIN_RATE, upTo / 1000); r <= upTo * 1.5; r *= 1 + BOUNDS_STEP) {
+    const b = burstAt(spans, r);
+    if (b !== undefined) return { rate: r, burst: b };
+  }
+  return undefined;
+}
+
+/** The least bucket size consistent with every span at rate r, or undefined if none is. */
+function burstAt(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, r: number): number | undefined {
+  let lo = 0;
+  let hi = Infinity;
+  let prevLast = Number.NaN;
+  for (let n = 0; n < spans.length; n++) {
+    const sp = spans[n] as Span;
+    const J = sp.jitterMs;
+    const perMs = r / 1000;
+    // G: the most any stretch of earlier requests took, less what dripped in since it began
+    // (E = max(0, G)). Each of its terms is a count less the refill between two arrivals, each
+    // arrival up to J after its send: off by at most r·J either way.
+    let G = -Infinity;
+    let maxE = 0;
+    let last = Number.NaN;
+    let first = Number.NaN;
+    let near = 0;
+    let crowd = 1;
+    let k = 0;
+    const sends = sp.sends;
+    for (let i = 0; i < sends.length; i++) {
+      const t = sends[i] as number;
+      if (t >= sp.refusedAt - J) {
+        // Sent within the jitter of the refused request (before or after): it may have arrived first.
+        if (t <= sp.refusedAt + J) near += 1;
+        continue;
+      }
+      if (Number.isNaN(first)) first = t;
+      if (!Number.isNaN(last)) G = Math.max(G, 0) + 1 - perMs * (t - last);
+      maxE = Math.max(maxE, G - perMs * J);
+      // The most sends within J of each other: how far order on the wire may differ from order sent.
+      while (sends[k] !== undefined && (sends[k] as number) < t - J) k += 1;
+      crowd = Math.max(crowd, i - k + 1);
+      last = t;
+    }
+    // The refused request, with every send near it counted as arriving before it.
+    const Gk = Number.isNaN(last) ? -Infinity : Math.max(G, 0) + 1 - perMs * Math.max(0, sp.refusedAt - J - last);
+    const Ek = Math.max(0, Gk + perMs * J) + Math.max(0, near - 1);
+    const l = maxE + 1 - (crowd - 1);
+    const h = Ek + 1 + (crowd - 1);
+    if (Number.isNaN(first)) first = sp.refusedAt;
+    // What the bucket held at the span's start: whole for the first span (nothing known before), else
+    // min(b, what dripped in since the last send of the span before — at least; since its refused
+    // request, plus the one token it may have kept — at most).
+    if (n === 0 && sp.pauseMs === Infinity) {
+      lo = Math.max(lo, l);
+      hi = Math.min(hi, h);
+    } else {
+      // (The refill began no later than the pause did — answers of the span before still on their
+      // way may have taken tokens until then — and no earlier than its refused request.)
+      const prev = spans[n - 1];
+      const capLo = perMs * (prev === undefined ? sp.pauseMs : Math.min(first - prevLast, sp.pauseMs));
+      const capHi = prev === undefined ? Infinity : 1 + perMs * (first - prev.refusedAt);
+      if (capLo >= h) {
+        lo = Math.max(lo, l);
+        hi = Math.min(hi, h);
+      } else if (capHi >= l) lo = Math.max(lo, l);
+      else return undefined;
+    }
+    if (!(lo < hi)) return undefined;
+    prevLast = sends.length > 0 ? Math.max(sp.refusedAt, sends[sends.length - 1] as number) : sp.refusedAt;
+  }
+  return Math.max(1, lo);
+}

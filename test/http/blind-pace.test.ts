@@ -44,3 +44,48 @@ test('from 100 requests a second up, a start a timer made late is made up for by
   // A bucket of one at 20/s may refuse two requests closer than its gap: no catch-up.
   assert.ok(Math.abs(nextAfterLateStart(20) - 2.5) < 0.05, `20/s: ${nextAfterLateStart(20)} gaps`);
 });
+
+/** Sends at `pace(t)` from `start` into an exact token bucket until it refuses one: a span. */
+function bucketSpan(bucket: { tokens: number; at: number; rate: number; burst: number }, start: number, pace: (t: number) => number, pauseMs: number) {
+  const sends: number[] = [];
+  for (let t = start; ; t += 1000 / pace(t - start)) {
+    bucket.tokens = Math.min(bucket.burst, bucket.tokens + ((t - bucket.at) * bucket.rate) / 1000);
+    bucket.at = t;
+    sends.push(t);
+    if (bucket.tokens < 1) return { sends, refusedAt: t, jitterMs: 1, pauseMs };
+    bucket.tokens -= 1;
+  }
+}
+
+test('bucketBounds: three spans into a small bucket bound its rate to within 5 %, and the truth lies inside', async () => {
+  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  for (const [rate, burst] of [[200, 20], [100, 10], [20, 2]] as const) {
+    const bucket = { tokens: burst, at: 0, rate, burst };
+    // Slow start: the pace doubles every 100 ms from 10/s.
+    const s1 = bucketSpan(bucket, 0, (t) => 10 * 2 ** (t / 100), Infinity);
+    // After a second's pause: half the pace that met the 429 (above the rate: a short span)…
+    const s2 = bucketSpan(bucket, s1.refusedAt + 1000, () => 1.35 * rate, 1000);
+    // …then 5 % under the rate, probing up 3 %/s: it crosses the rate and drains the bucket slowly.
+    const s3 = bucketSpan(bucket, s2.refusedAt + 1000, (t) => 0.95 * rate * (1 + (0.03 * t) / 1000), 1000);
+    const two = bucketBounds([s1, s2], 1.35 * rate);
+    assert.ok(two !== undefined && two.rate <= rate && rate <= two.upper, `${rate}/${burst} after two spans: ${JSON.stringify(two)}`);
+    const three = bucketBounds([s1, s2, s3], 1.1 * rate);
+    assert.ok(three !== undefined && three.rate <= rate && rate <= three.upper, `${rate}/${burst} after three: ${JSON.stringify(three)}`);
+    assert.ok(three.upper <= 1.05 * three.rate, `${rate}/${burst}: ${three.rate.toFixed(1)}..${three.upper.toFixed(1)}`);
+    assert.ok(Math.abs(three.burst - burst) <= 2, `${rate}/${burst}: burst ${three.burst.toFixed(1)}`);
+  }
+});
+
+test('bucketBounds: a window (the same count over spans of unequal length) leaves a bucket only a trickle of refill', async () => {
+  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  // 100 per window, each span sent at a constant pace after a pause: 100 admitted, the next refused.
+  const span = (start: number, pace: number, pauseMs: number) => {
+    const sends = Array.from({ length: 101 }, (_, i) => start + (i * 1000) / pace);
+    return { sends, refusedAt: sends[100] as number, jitterMs: 1, pauseMs };
+  };
+  const s1 = span(0, 400, Infinity);
+  const s2 = span(1300, 250, 1000);
+  const s3 = span(2800, 150, 1000);
+  const b = bucketBounds([s1, s2, s3], 400);
+  assert.ok(b === undefined || b.rate < 0.4 * 150, JSON.stringify(b));
+});

@@ -19,13 +19,15 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.84, headers: 0.98 },
-  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.82, headers: 0.82 },
-  { name: 'bucket 5/s, burst 1', server: { shape: 'bucket', rate: 5, burst: 1 }, blind: 0.8, headers: 0.8 },
+  { name: 'bucket 200/s, burst 20', server: { shape: 'bucket', rate: 200, burst: 20 }, blind: 0.88, headers: 0.98 },
+  { name: 'bucket 20/s, burst 1', server: { shape: 'bucket', rate: 20, burst: 1 }, blind: 0.84, headers: 0.84 },
+  { name: 'bucket 5/s, burst 1', server: { shape: 'bucket', rate: 5, burst: 1 }, blind: 0.82, headers: 0.82 },
   { name: 'bucket 50/s, burst 50', server: { shape: 'bucket', rate: 50, burst: 50 }, blind: 0.96, headers: 0.98 },
   { name: 'bucket 100/s, burst 300', server: { shape: 'bucket', rate: 100, burst: 300 }, blind: 0.95, headers: 0.98 },
   { name: 'fixed window, 100 per 1 s', server: { shape: 'window', rate: 100, windowMs: 1000 }, blind: 0.91, headers: 0.93 },
-  { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.92, headers: 0.9 },
+  // 0.91 without headers: on seed 1 two equal spans are first read as a bucket's (see the small-burst
+  // test below), which delays the window's burst by one span — 0.35 s of a 13-s import.
+  { name: 'fixed window, 300 per 10 s', server: { shape: 'window', rate: 30, windowMs: 10_000 }, blind: 0.91, headers: 0.9 },
   { name: 'fixed window, 1200 per 60 s', server: { shape: 'window', rate: 20, windowMs: 60_000 }, blind: 0.95, headers: 0.97 },
   { name: 'sliding window, 100 per 1 s', server: { shape: 'sliding', rate: 100, windowMs: 1000 }, blind: 0.91, headers: 0.95 },
   { name: 'sliding window, 300 per 10 s', server: { shape: 'sliding', rate: 30, windowMs: 10_000 }, blind: 0.92, headers: 0.97 },
@@ -77,6 +79,25 @@ test('a bucket with a small burst, without headers: two spans fit its rate, and 
       const r = simulate({ ...server, headers: 'none' }, { seconds: 60, seed });
       assert.ok(r.sustained >= 0.98, `${server.rate}/${server.burst}, seed ${seed}: sustained ${(r.sustained * 100).toFixed(1)} %`);
       assert.ok(r.share429 <= 0.002, `${server.rate}/${server.burst}, seed ${seed}: ${r.throttled} 429s of ${r.requests}`);
+    }
+  }
+});
+
+test('a bucket with a small burst, without headers: found with three 429s — the slow start, one that brackets it, one that pins it', () => {
+  // Every span bounds the bucket (bucketBounds): the least rate that could have admitted what it
+  // admitted, the most that could have refused what it refused. Once they agree within 5 %, the pace
+  // holds under the least. Before, a fourth to eighth 429 came: two spans that happened to admit the
+  // same count were taken for a window (a burst into a bucket of 10), and two further spans were
+  // needed for the fit.
+  for (const server of [
+    { shape: 'bucket', rate: 200, burst: 20 },
+    { shape: 'bucket', rate: 100, burst: 10 },
+    { shape: 'bucket', rate: 50, burst: 5 },
+  ] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ ...server, headers: 'none' }, { seed });
+      assert.ok(r.throttled <= 3, `${server.rate}/${server.burst}, seed ${seed}: ${r.throttled} 429s`);
+      assert.ok(r.share >= 0.885, `${server.rate}/${server.burst}, seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
     }
   }
 });
