@@ -93,7 +93,7 @@ const CATCH_UP_MAX = 16;
 const WINDOW_GROW_MS = 60_000;
 /** A 429 this soon after the window grew takes the growth back. */
 const WINDOW_PROBE_MS = 10_000;
-/** A span's send times are kept up to this many; bounds are not sought over a longer one (its cost). */
+/** A span's send times are kept up to this many; a longer one is left out of the bounds (their cost). */
 const SPAN_SENDS_MAX = 5_000;
 /** The bucket's bounds are sought over rates this far apart (a share), from MIN_RATE up to the pace. */
 const BOUNDS_STEP = 0.0025;
@@ -432,7 +432,8 @@ function jitterOf(rtts: number[]): number {
  * rates at which every span's bounds agree on one b are the bucket's possible rates; the least of
  * them is proven (a slower bucket would have refused something that was admitted). Sends within
  * the jitter of each other may have arrived in either order: the bounds are widened by those.
- * Undefined when no rate fits (not a bucket: a window, a cap, or something else).
+ * Undefined when no rate fits (not a bucket: a window, a cap, or something else), or fewer than
+ * two spans are kept.
  */
 export function bucketBounds(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number; upper: number } | undefined {
   const least = leastRate(spans, upTo);
@@ -445,7 +446,10 @@ export function bucketBounds(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'ji
 }
 
 function leastRate(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number } | undefined {
-  if (spans.length < 2 || spans.some((x) => x.sends.length >= SPAN_SENDS_MAX)) return undefined;
+  // A span too long to have kept every send is left out (what it says is not worth its cost);
+  // the next one's refill is then bounded by its own pause alone.
+  spans = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
+  if (spans.length < 2) return undefined;
   for (let r = Math.max(MIN_RATE, upTo / 1000); r <= upTo * 1.5; r *= 1 + BOUNDS_STEP) {
     const b = burstAt(spans, r);
     if (b !== undefined) return { rate: r, burst: b };
