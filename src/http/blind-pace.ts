@@ -97,6 +97,7 @@ const WINDOW_PROBE_MS = 10_000;
 const SPAN_SENDS_MAX = 5_000;
 /** The bucket's bounds are sought over rates this far apart (a share), from MIN_RATE up to the pace. */
 const BOUNDS_STEP = 0.0025;
+const BOUNDS_COARSE = 0.02;
 /** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
 const BUCKET_NOT_WINDOW = 0.4;
 /** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
@@ -450,7 +451,18 @@ function leastRate(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 
   // the next one's refill is then bounded by its own pause alone.
   spans = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
   if (spans.length < 2) return undefined;
-  for (let r = Math.max(MIN_RATE, upTo / 1000); r <= upTo * 1.5; r *= 1 + BOUNDS_STEP) {
+  // Coarsely first (each try reads every send), then finely down from the first rate that fits;
+  // rates that fit can lie closer together than the coarse step: then finely throughout.
+  const from = Math.max(MIN_RATE, upTo / 1000);
+  let coarse: number | undefined;
+  for (let r = from; r <= upTo * 1.5; r *= 1 + BOUNDS_COARSE) {
+    if (burstAt(spans, r) !== undefined) {
+      coarse = r;
+      break;
+    }
+  }
+  const fineFrom = coarse !== undefined ? Math.max(from, coarse / (1 + BOUNDS_COARSE)) : from;
+  for (let r = fineFrom; r <= upTo * 1.5; r *= 1 + BOUNDS_STEP) {
     const b = burstAt(spans, r);
     if (b !== undefined) return { rate: r, burst: b };
   }
@@ -487,6 +499,8 @@ function burstAt(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'p
       if (Number.isNaN(first)) first = t;
       if (!Number.isNaN(last)) G = Math.max(G, 0) + 1 - perMs * (t - last);
       maxE = Math.max(maxE, G - perMs * J);
+      // Already more than an earlier span allows the bucket, even with every swap on the wire.
+      if (maxE + 1 - (i + 1) >= hi) return undefined;
       // The most sends within J of each other: how far order on the wire may differ from order sent.
       while (sends[k] !== undefined && (sends[k] as number) < t - J) k += 1;
       crowd = Math.max(crowd, i - k + 1);
