@@ -243,7 +243,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: this.spanSends, refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts) };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts) };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -416,6 +416,12 @@ export class BlindPace {
 }
 
 
+/** In order (a budget shared through Redis feeds sends in the order their answers came). */
+function sorted(xs: number[]): number[] {
+  for (let i = 1; i < xs.length; i++) if ((xs[i] as number) < (xs[i - 1] as number)) return [...xs].sort((a, b) => a - b);
+  return xs;
+}
+
 /** How far a request's arrival at the server may stray from its send: the spread of round trips. */
 function jitterOf(rtts: number[]): number {
   if (rtts.length === 0) return 1;
@@ -451,8 +457,10 @@ function leastRate(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 
   // the next one's refill is then bounded by its own pause alone.
   spans = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
   if (spans.length < 2) return undefined;
-  // Coarsely first (each try reads every send), then finely down from the first rate that fits;
-  // rates that fit can lie closer together than the coarse step: then finely throughout.
+  // Coarsely first (each try reads every send), then finely from one coarse step under the first
+  // rate that fits; if none fits at the coarse steps (rates that fit can lie closer together than
+  // that), finely throughout. (A second stretch of fitting rates below the first found and narrower
+  // than a coarse step would be missed: for a bucket, the rates that fit are one stretch.)
   const from = Math.max(MIN_RATE, upTo / 1000);
   let coarse: number | undefined;
   for (let r = from; r <= upTo * 1.5; r *= 1 + BOUNDS_COARSE) {
