@@ -7,6 +7,7 @@
  * number is never `4.47911E+11`) and a date is ISO 8601.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import { RuntimeError, UsageError } from '../errors.js';
 import { DiskStrings } from './disk-strings.js';
@@ -120,6 +121,38 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
+const patched: unique symbol = Symbol.for('callctl.unzipper.endAfterDrain') as never;
+
+/**
+ * exceljs reads the archive through unzipper's Parse, which pushes each entry it finds, then
+ * `end`s itself at the end of the central directory and emits 'end' at once on its 'finish' — while
+ * entries it pushed may still wait in its buffer for exceljs, which pauses the stream while it
+ * handles the one before. exceljs then sees 'end', stops, and never reads them: a small last entry
+ * (a workbook whose last entry was xl/workbook.xml lost its sheet names: "Cannot read properties of
+ * undefined (reading 'sheets')", 1 read in ~300; a worksheet or the shared strings could be lost
+ * the same way). The 'end' emitted by hand is held back; Parse has already pushed its own end
+ * (or it is pushed now), so the stream's own 'end' follows once its buffer is read.
+ * unzipper 0.12 still does this; exceljs 4.4 uses 0.10.
+ */
+export function endParseAfterDrain(unzipper: { Parse: (opts?: unknown) => Duplex } & { [patched]?: true }): void {
+  if (unzipper[patched] || typeof unzipper.Parse !== 'function') return;
+  const Parse = unzipper.Parse;
+  unzipper.Parse = (opts?: unknown) => {
+    const p = Parse(opts);
+    const emit = p.emit;
+    p.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'end' && !this.readableEnded) {
+        // By hand, from 'finish': let the buffered entries be read first.
+        if (this.readable) this.push(null);
+        return false;
+      }
+      return emit.call(this, event, ...args);
+    } as Duplex['emit'];
+    return p;
+  };
+  unzipper[patched] = true;
+}
+
 export interface WorkbookOptions {
   path: string;
   /** The worksheet to read; the first one when absent. */
@@ -137,6 +170,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
   } else wanted = sheets[0];
 
   const { default: ExcelJS } = await import('exceljs');
+  endParseAfterDrain((await import('unzipper')).default);
   const counter = { n: 0 };
   const bytes = createReadStream(o.path, { highWaterMark: 256 * 1024 });
   bytes.on('data', (c) => (counter.n += (c as Buffer).length));
