@@ -447,10 +447,20 @@ function jitterOf(rtts: number[]): number {
 export function bucketBounds(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number; upper: number } | undefined {
   const least = leastRate(spans, upTo);
   if (least === undefined) return undefined;
-  // The rates that fit run on from there; the first that does not (if below 1.5× the pace) bounds
-  // the rate from above.
-  let upper = least.rate * (1 + BOUNDS_STEP);
-  while (upper <= upTo * 1.5 && burstAt(spans, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
+  // The rates that fit need not be one stretch: spans that each admitted one request fit a bucket
+  // of a few that barely refills as well as the real one. So the most that fits is sought from the
+  // top down (coarsely, then finely above the highest coarse rate that fits); the first rate above
+  // it bounds the rate from above, if it is under 1.5× the pace.
+  const kept = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
+  let top: number | undefined;
+  for (let r = upTo * 1.5; r > least.rate; r /= 1 + BOUNDS_COARSE) {
+    if (burstAt(kept, r) !== undefined) {
+      top = r;
+      break;
+    }
+  }
+  let upper = (top ?? least.rate) * (1 + BOUNDS_STEP);
+  while (upper <= upTo * 1.5 && burstAt(kept, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
   return { ...least, upper };
 }
 

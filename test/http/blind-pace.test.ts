@@ -89,3 +89,19 @@ test('bucketBounds: a window (the same count over spans of unequal length) leave
   const b = bucketBounds([s1, s2, s3], 400);
   assert.ok(b === undefined || b.rate < 0.4 * 150, JSON.stringify(b));
 });
+
+test('bucketBounds: the rates that fit can be two stretches; the bound from above comes from the higher one', async () => {
+  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  // The first two spans against a bucket of one at 20/s in the simulation (seed 7): slow start's
+  // five requests (the fifth refused), and after a second's pause two (the second refused, 32 ms
+  // after the first). A bucket of four that refills a tenth of a request a second fits them, and so
+  // does the real one; rates between do not. Read as one stretch from the least, the bound from
+  // above was 1.94/s — and a small bucket's pace is held under that bound.
+  const spans = [
+    { sends: [0, 100.19, 150.94, 244.72, 263.69], refusedAt: 263.69, jitterMs: 1.42, pauseMs: Infinity },
+    { sends: [1264.41, 1296.75], refusedAt: 1296.75, jitterMs: 1, pauseMs: 1000 },
+  ];
+  const b = bucketBounds(spans, 21.9);
+  assert.ok(b !== undefined && b.rate <= 20, JSON.stringify(b));
+  assert.ok(b.upper >= 20, `the rate is 20, the bound from above says under ${b.upper.toFixed(2)}`);
+});
