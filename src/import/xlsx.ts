@@ -139,13 +139,18 @@ export function endParseAfterDrain(unzipper: { Parse: (opts?: unknown) => Duplex
   const Parse = unzipper.Parse;
   unzipper.Parse = (opts?: unknown) => {
     const p = Parse(opts);
+    // Only where its entries are read as a stream (exceljs's way); its 'entry' event way is left be.
+    if ((opts as { forceStream?: boolean } | undefined)?.forceStream !== true) return p;
     const emit = p.emit;
     p.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
+      // By hand, from 'finish': let the buffered entries be read first. Its 'close' by hand, which
+      // would now come before 'end' (a premature close to stream.finished and pipeline), waits for
+      // the stream's own, once it has ended.
       if (event === 'end' && !this.readableEnded) {
-        // By hand, from 'finish': let the buffered entries be read first.
         if (this.readable) this.push(null);
         return false;
       }
+      if (event === 'close' && !this.readableEnded && !this.destroyed) return false;
       return emit.call(this, event, ...args);
     } as Duplex['emit'];
     return p;

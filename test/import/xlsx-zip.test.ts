@@ -9,13 +9,15 @@ import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../helpers/cli.js';
 import { endParseAfterDrain, openWorkbook } from '../../src/import/xlsx.js';
 
 const require = createRequire(import.meta.url);
 const iterateStream = require('exceljs/lib/utils/iterate-stream.js') as (s: NodeJS.ReadableStream) => AsyncIterable<{ path: string; autodrain(): { promise(): Promise<void> } }>;
-const unzipper = require('unzipper') as { Parse: (opts?: unknown) => NodeJS.ReadWriteStream };
+const unzipper = require('unzipper') as { Parse: (opts?: unknown) => Duplex };
 const workbook = join(ROOT, 'fixtures', 'leads.xlsx');
 
 /** The entries exceljs's loop sees when it takes 30 ms over each (as spooling a worksheet can). */
@@ -41,7 +43,28 @@ test("unzipper's Parse, as exceljs reads it, loses no entry when the reader is s
   // through every small entry while the reader waited, and ended).
   assert.equal(after.length, 17, after.join(', '));
   assert.equal(after[after.length - 1], 'xl/workbook.xml');
-  // The workbook still reads whole, worksheet names and all.
+  // The stream still ends as Node's own consumers expect: 'end' before 'close' (its 'close' by hand
+  // came first once its 'end' waited: a premature close to stream.finished and pipeline).
+  const zip = unzipper.Parse({ forceStream: true });
+  createReadStream(workbook).pipe(zip);
+  const order: string[] = [];
+  zip.on('end', () => order.push('end'));
+  zip.on('close', () => order.push('close'));
+  let entries = 0;
+  for await (const entry of zip as AsyncIterable<{ autodrain(): { promise(): Promise<void> } }>) {
+    entries += 1;
+    await entry.autodrain().promise();
+    await sleep(10);
+  }
+  await finished(zip);
+  await sleep(20);
+  assert.equal(entries, 17);
+  assert.deepEqual(order, ['end', 'close']);
+  // And the workbook reads whole: the worksheet asked for by name, its header and rows.
   const source = await openWorkbook({ path: workbook, sheet: 'March leads' });
-  assert.ok(source);
+  const rows: string[][] = [];
+  for await (const row of source.rows) rows.push(row.cells);
+  source.close();
+  assert.ok(source.header.length > 1, source.header.join(','));
+  assert.ok(rows.length >= 1);
 });
