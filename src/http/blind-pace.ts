@@ -150,6 +150,7 @@ export class BlindPace {
    */
   private burst = 0;
   private burstRefuted = false;
+  private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
 
   constructor(
     opts: {
@@ -188,6 +189,9 @@ export class BlindPace {
       this.spanSends = [];
       this.spanRtts = [];
     }
+    // A budget shared through Redis feeds sends as their answers come: one sent before the pause
+    // whose answer came after it belongs to no span that is still open.
+    if (now < (this.spanStart as number)) return;
     if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
   }
 
@@ -289,6 +293,16 @@ export class BlindPace {
     return this.slowStart && rateBefore > 0.6 * this.rate;
   }
 
+  /** bucketBounds over the spans kept, once per 429 (judgeBurst and estimate both ask). */
+  private bounds(upTo: number): ReturnType<typeof bucketBounds> {
+    const last = this.spans[this.spans.length - 1];
+    const cached = this.boundsFor;
+    if (cached !== undefined && cached.span === last && cached.upTo === upTo) return cached.result;
+    const result = bucketBounds(this.spans, upTo);
+    this.boundsFor = { span: last, upTo, result };
+    return result;
+  }
+
   /** Requests that may go at once when a pause ends: a window's quota, once one is recognised. */
   burstAfter(): number {
     return this.burst;
@@ -315,7 +329,7 @@ export class BlindPace {
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
     // over unequal lengths leave a bucket only a trickle of refill).
-    const bucket = bucketBounds(this.spans, this.rate);
+    const bucket = this.bounds(this.rate);
     if (bucket !== undefined && bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return;
     this.burst = Math.floor(least * 0.9);
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
@@ -330,21 +344,25 @@ export class BlindPace {
     const base = this.estimateBySpan(paceAt429, at, cur);
     if (this.spans.length === 1 || this.burst > 0) return base;
     // What every span since the start proves of a token bucket: the least rate that could have
-    // admitted what was admitted and refused what was refused.
-    const least = bucketBounds(this.spans, paceAt429);
-    if (least === undefined) return base;
+    // admitted what was admitted and refused what was refused. A least rate above the pace that met
+    // the 429 is no bucket worth believing (a bucket refuses only a pace above its rate, give or
+    // take the jitter): the pace by span stands.
+    const least = this.bounds(paceAt429);
+    if (least === undefined || least.rate > paceAt429) return base;
     // A bucket that a pause fills whole loses nothing by a 429 (the pause's refill is spent at once
     // after it): the pace by span serves it.
     if (!(least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000)) return base;
     if (least.upper <= BOUNDS_TIGHT * least.rate) {
       // Every rate that fits lies within a few per cent, and the bucket is small (each 429 costs
       // its pause): hold just under the least of them.
-      this.solvedRate = least.rate;
+      this.solvedRate = Math.min(least.rate, paceAt429);
       this.burstEstimate = least.burst;
-      return Math.min(least.rate, paceAt429) * HOLD_FIT;
+      return this.solvedRate * HOLD_FIT;
     }
-    // Never under what the spans prove admitted, nor over what they prove refused.
-    return Math.max(Math.min(base, least.upper < 1.5 * paceAt429 ? least.upper : Infinity), least.rate * HOLD_FIT);
+    // Never under what the spans prove admitted, nor over what they prove refused — nor over the
+    // pace that just met the 429.
+    const floor = Math.min(least.rate * HOLD_FIT, paceAt429 * UNDER_TOO_FAST);
+    return Math.max(Math.min(base, least.upper < 1.5 * paceAt429 ? least.upper : Infinity), floor);
   }
 
   private estimateBySpan(paceAt429: number, at: number, cur: Span): number {
@@ -432,126 +450,154 @@ function jitterOf(rtts: number[]): number {
   return Math.min(50, 1 + p90 - (byLength[0] as number));
 }
 
+type SpanData = Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>;
+
+/** What a span says whatever the rate: its sends before the refused one, and how they may reorder. */
+interface Prepared {
+  /** Sends clearly before the refused request (more than J before it). */
+  before: number[];
+  /** Other sends within J of the refused request: any may have arrived before it. */
+  nearRefused: number;
+  /** The most sends within J of each other, less one: how far order on the wire may differ. */
+  swaps: number;
+  refusedAt: number;
+  J: number;
+  pauseMs: number;
+  /** The last send of the span (the refused one, or one in flight beside it). */
+  last: number;
+}
+
+function prepare(sp: SpanData): Prepared {
+  const J = sp.jitterMs;
+  const before: number[] = [];
+  // (The refused request is among the sends: the others near it are one fewer.)
+  let nearRefused = -1;
+  for (const t of sp.sends) {
+    if (t < sp.refusedAt - J) before.push(t);
+    else if (t <= sp.refusedAt + J) nearRefused += 1;
+  }
+  nearRefused = Math.max(0, nearRefused);
+  let crowd = 1;
+  for (let i = 0, k = 0; i < before.length; i++) {
+    while ((before[k] as number) < (before[i] as number) - J) k += 1;
+    crowd = Math.max(crowd, i - k + 1);
+  }
+  const last = sp.sends.length > 0 ? Math.max(sp.refusedAt, sp.sends[sp.sends.length - 1] as number) : sp.refusedAt;
+  return { before, nearRefused, swaps: crowd - 1, refusedAt: sp.refusedAt, J, pauseMs: sp.pauseMs, last };
+}
+
 /**
  * A token bucket of rate r and size b admits a request when, counting back from it, no stretch of
  * requests took more than b plus what dripped in meanwhile: E_i = max(0, E_{i−1} + 1 − r·gap)
- * (the Lindley recursion) stays under b. So each span, for a given r, bounds what the bucket held
- * when it began: at least the largest E among the admitted, less than the refused one's. A span
- * after a pause began with min(b, what the pause refilled); the first, with a whole bucket. The
- * rates at which every span's bounds agree on one b are the bucket's possible rates; the least of
- * them is proven (a slower bucket would have refused something that was admitted). Sends within
- * the jitter of each other may have arrived in either order: the bounds are widened by those.
+ * (the Lindley recursion) stays under b. So each span, for a given r, bounds the bucket: its size is
+ * at least the largest E among the admitted; what it held when the span began is at least what the
+ * stretches from the span's first request took; and the refused request's stretch exceeded one or
+ * the other. A span after a pause began with min(b, what the pause refilled); the first, with a
+ * whole bucket. The rates at which every span's bounds agree are the bucket's possible rates: the
+ * least of them is proven (a slower bucket would have refused something that was admitted); the
+ * first above the highest that fits bounds the rate from above. Arrivals stray from sends by up to
+ * J (the spread of round trips): each term is off by at most r·J, and sends that close may swap
+ * places on the wire — the bounds are widened by both.
  * Undefined when no rate fits (not a bucket: a window, a cap, or something else), or fewer than
  * two spans are kept.
  */
-export function bucketBounds(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number; upper: number } | undefined {
-  const least = leastRate(spans, upTo);
-  if (least === undefined) return undefined;
-  // The rates that fit need not be one stretch: spans that each admitted one request fit a bucket
-  // of a few that barely refills as well as the real one. So the most that fits is sought from the
-  // top down (coarsely, then finely above the highest coarse rate that fits); the first rate above
-  // it bounds the rate from above, if it is under 1.5× the pace.
-  const kept = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
-  let top: number | undefined;
-  for (let r = upTo * 1.5; r > least.rate; r /= 1 + BOUNDS_COARSE) {
-    if (burstAt(kept, r) !== undefined) {
-      top = r;
+export function bucketBounds(spans: SpanData[], upTo: number): { rate: number; burst: number; upper: number } | undefined {
+  // A span too long to have kept every send is left out (what it says is not worth its cost);
+  // the next one's refill is then bounded by its own pause alone.
+  const kept = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX).map(prepare);
+  if (kept.length < 2) return undefined;
+  const top = upTo * 1.5;
+  // The least rate that fits, sought finely from the least the counts allow: a span after a pause
+  // admitted its requests with no more than what the pause refilled (one token left, plus r per
+  // second since the refused request before it) and the refill during the span. The rates that fit
+  // can be a narrow stretch with another, false one above it (a bucket of one or two at a high rate,
+  // refusing only through the jitter's slack): a coarse search would step over the real one.
+  let from = Math.max(MIN_RATE, upTo / 1000);
+  for (let n = 1; n < kept.length; n++) {
+    const sp = kept[n] as Prepared;
+    const prev = kept[n - 1] as Prepared;
+    const admitted = sp.before.length - sp.nearRefused - sp.swaps;
+    const lastAdmitted = sp.before[sp.before.length - 1];
+    if (admitted > 1 && lastAdmitted !== undefined) from = Math.max(from, ((admitted - 1) / (lastAdmitted + sp.J - prev.refusedAt)) * 1000);
+  }
+  let least: { rate: number; burst: number } | undefined;
+  for (let r = from; r <= top; r *= 1 + BOUNDS_STEP) {
+    const b = burstAt(kept, r);
+    if (b !== undefined) {
+      least = { rate: r, burst: b };
       break;
     }
   }
-  let upper = (top ?? least.rate) * (1 + BOUNDS_STEP);
-  while (upper <= upTo * 1.5 && burstAt(kept, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
+  if (least === undefined) return undefined;
+  // The most that fits, sought from the top down (coarsely, then finely above the highest coarse
+  // rate that fits).
+  let high: number | undefined;
+  for (let r = top; r > least.rate; r /= 1 + BOUNDS_COARSE) {
+    if (burstAt(kept, r) !== undefined) {
+      high = r;
+      break;
+    }
+  }
+  let upper = (high ?? least.rate) * (1 + BOUNDS_STEP);
+  while (upper <= top && burstAt(kept, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
   return { ...least, upper };
 }
 
-function leastRate(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, upTo: number): { rate: number; burst: number } | undefined {
-  // A span too long to have kept every send is left out (what it says is not worth its cost);
-  // the next one's refill is then bounded by its own pause alone.
-  spans = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX);
-  if (spans.length < 2) return undefined;
-  // Coarsely first (each try reads every send), then finely from one coarse step under the first
-  // rate that fits; if none fits at the coarse steps (rates that fit can lie closer together than
-  // that), finely throughout. (A second stretch of fitting rates below the first found and narrower
-  // than a coarse step would be missed: for a bucket, the rates that fit are one stretch.)
-  const from = Math.max(MIN_RATE, upTo / 1000);
-  let coarse: number | undefined;
-  for (let r = from; r <= upTo * 1.5; r *= 1 + BOUNDS_COARSE) {
-    if (burstAt(spans, r) !== undefined) {
-      coarse = r;
-      break;
-    }
-  }
-  const fineFrom = coarse !== undefined ? Math.max(from, coarse / (1 + BOUNDS_COARSE)) : from;
-  for (let r = fineFrom; r <= upTo * 1.5; r *= 1 + BOUNDS_STEP) {
-    const b = burstAt(spans, r);
-    if (b !== undefined) return { rate: r, burst: b };
-  }
-  return undefined;
-}
-
 /** The least bucket size consistent with every span at rate r, or undefined if none is. */
-function burstAt(spans: Array<Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>>, r: number): number | undefined {
+function burstAt(spans: Prepared[], r: number): number | undefined {
+  const perMs = r / 1000;
   let lo = 0;
   let hi = Infinity;
-  let prevLast = Number.NaN;
   for (let n = 0; n < spans.length; n++) {
-    const sp = spans[n] as Span;
-    const J = sp.jitterMs;
-    const perMs = r / 1000;
+    const sp = spans[n] as Prepared;
+    const before = sp.before;
+    const first = before[0] ?? sp.refusedAt;
+    // Each term is off by r·J (the wire), and by what a rate one step higher would refill over the
+    // span (the search's grid: a rate that fits may lie between two steps — with exact data the
+    // rates that fit are narrower than a step).
+    const slack = perMs * (sp.J + BOUNDS_STEP * (sp.refusedAt - first));
     // G: the most any stretch of earlier requests took, less what dripped in since it began
-    // (E = max(0, G)). Each of its terms is a count less the refill between two arrivals, each
-    // arrival up to J after its send: off by at most r·J either way.
+    // (E = max(0, G)); S: what the stretch from the span's first request took (the bucket's
+    // content at the start must cover it).
     let G = -Infinity;
     let maxE = 0;
-    let last = Number.NaN;
-    let first = Number.NaN;
-    let near = 0;
-    let crowd = 1;
-    let k = 0;
-    const sends = sp.sends;
-    for (let i = 0; i < sends.length; i++) {
-      const t = sends[i] as number;
-      if (t >= sp.refusedAt - J) {
-        // Sent within the jitter of the refused request (before or after): it may have arrived first.
-        if (t <= sp.refusedAt + J) near += 1;
-        continue;
-      }
-      if (Number.isNaN(first)) first = t;
-      if (!Number.isNaN(last)) G = Math.max(G, 0) + 1 - perMs * (t - last);
-      maxE = Math.max(maxE, G - perMs * J);
+    let maxS = 0;
+    for (let i = 0; i < before.length; i++) {
+      const t = before[i] as number;
+      if (i > 0) G = Math.max(G, 0) + 1 - perMs * (t - (before[i - 1] as number));
+      maxE = Math.max(maxE, G - slack);
+      maxS = Math.max(maxS, i + 1 - perMs * (t - first) - slack);
       // Already more than an earlier span allows the bucket, even with every swap on the wire.
-      if (maxE + 1 - (i + 1) >= hi) return undefined;
-      // The most sends within J of each other: how far order on the wire may differ from order sent.
-      while (sends[k] !== undefined && (sends[k] as number) < t - J) k += 1;
-      crowd = Math.max(crowd, i - k + 1);
-      last = t;
+      if (maxE + 1 - sp.swaps >= hi) return undefined;
     }
-    // The refused request, with every send near it counted as arriving before it.
-    const Gk = Number.isNaN(last) ? -Infinity : Math.max(G, 0) + 1 - perMs * Math.max(0, sp.refusedAt - J - last);
-    const Ek = Math.max(0, Gk + perMs * J) + Math.max(0, near - 1);
-    const l = maxE + 1 - (crowd - 1);
-    const h = Ek + 1 + (crowd - 1);
-    if (Number.isNaN(first)) first = sp.refusedAt;
-    // What the bucket held at the span's start: whole for the first span (nothing known before), else
-    // min(b, what dripped in since the last send of the span before — at least; since its refused
-    // request, plus the one token it may have kept — at most).
+    const lastBefore = before[before.length - 1];
+    // The refused request, every send near it counted as arriving before it.
+    const Gk = lastBefore === undefined ? -Infinity : Math.max(G, 0) + 1 - perMs * (sp.refusedAt - lastBefore);
+    const Ek = Math.max(0, Gk + slack) + sp.nearRefused;
+    const Sk = before.length + 1 + sp.nearRefused - perMs * (sp.refusedAt - first) + slack;
+    const l = maxE + 1 - sp.swaps;
+    const h = Ek + 1 + sp.swaps;
+    const lStart = maxS - sp.swaps;
     if (n === 0 && sp.pauseMs === Infinity) {
-      lo = Math.max(lo, l);
-      hi = Math.min(hi, h);
+      // The first span began with a whole bucket.
+      lo = Math.max(lo, l, lStart);
+      hi = Math.min(hi, Math.max(h, Sk + sp.swaps));
     } else {
-      // (The refill began no later than the pause did — answers of the span before still on their
-      // way may have taken tokens until then — and no earlier than its refused request.)
+      // What the bucket held at the span's start: min(b, what dripped in since the span before) —
+      // at least since its last send, and no longer than the pause; at most since its refused
+      // request, plus the one token it may have kept.
       const prev = spans[n - 1];
-      const capLo = perMs * (prev === undefined ? sp.pauseMs : Math.min(first - prevLast, sp.pauseMs));
-      const capHi = prev === undefined ? Infinity : 1 + perMs * (first - prev.refusedAt);
-      if (capLo >= h) {
-        lo = Math.max(lo, l);
-        hi = Math.min(hi, h);
-      } else if (capHi >= l) lo = Math.max(lo, l);
-      else return undefined;
+      const capLo = perMs * (prev === undefined ? sp.pauseMs : Math.min(first - prev.last, sp.pauseMs));
+      const capHi = prev === undefined ? Infinity : 1 + perMs * (first - prev.refusedAt) + slack;
+      // The start's content must cover the stretches from the first request.
+      if (capHi < lStart) return undefined;
+      lo = Math.max(lo, l, lStart);
+      // If the pause refilled more than the refused request's stretches needed, the bucket was
+      // whole at the start and its size is what the refusal bounds; else the refusal may be the
+      // pause's short refill, and says nothing of the size.
+      if (capLo >= Math.max(h, Sk + sp.swaps)) hi = Math.min(hi, Math.max(h, Sk + sp.swaps));
     }
     if (!(lo < hi)) return undefined;
-    prevLast = sends.length > 0 ? Math.max(sp.refusedAt, sends[sends.length - 1] as number) : sp.refusedAt;
   }
   return Math.max(1, lo);
 }

@@ -31,6 +31,8 @@ export interface SimOptions {
   /** --rate. */
   ceiling?: number;
   seed?: number;
+  /** One way on the wire: at least `min` ms, plus up to `spread` (default: loopback, 0.1 + 0–0.6). */
+  wire?: { min: number; spread: number };
 }
 
 export interface SimResult {
@@ -136,7 +138,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     return t;
   };
   // Loopback with a little jitter each way.
-  const wire = () => 0.1 + random() * 0.6;
+  const wire = () => (opts.wire?.min ?? 0.1) + random() * (opts.wire?.spread ?? 0.6);
 
   let left = rows;
   let waiting = 0;

@@ -20,6 +20,8 @@ export interface SharedSimOptions {
   headers: HeaderStyle;
   concurrency?: number;
   seed?: number;
+  /** One way on the wire: at least `min` ms, plus up to `spread` (default: loopback, 0.1 + 0–0.6). */
+  wire?: { min: number; spread: number };
 }
 
 export interface SharedSimResult {
@@ -41,7 +43,7 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
   const events = new Heap();
   const at = (t: number, fn: () => void) => events.push(t, fn);
   const late = () => random() * 2;
-  const wire = () => 0.1 + random() * 0.6;
+  const wire = () => (o.wire?.min ?? 0.1) + random() * (o.wire?.spread ?? 0.6);
 
   const shared = { next: 0, pausedUntil: 0, gap: undefined as number | undefined, answers: [] as SharedAnswer[] };
   const learner = new SharedLearner({ random });
