@@ -148,6 +148,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { complete, main, systemDeps } = verbose ? viaNode() : viaCodeCache();
   const deps = systemDeps();
   // A TAB in a shell that sourced `callctl completion …`: candidates for the word under the cursor.
+  // As an ES module's top-level await did: a run whose promise never settles (the event loop
+  // emptied under it) exits 13, not 0; a rejection is thrown (exit 1, with its stack).
+  process.exitCode = 13;
   (argv[0] === '__complete' ? complete(argv.slice(1), deps.io, deps.env) : main(argv, deps)).then((code) => {
     process.exitCode = code;
   });

@@ -4,8 +4,8 @@
 // `sources`): what start-up loads is judged by the src/ and node_modules files inside it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
@@ -71,6 +71,28 @@ test("--help takes Node's builtins without their ES module facades: nothing goes
     const viaEsm = files.filter((u) => !u.includes('/dist/'));
     assert.deepEqual([...new Set(viaEsm)], [pathToFileURL(BIN).href], `callctl ${args.join(' ')}`);
     assert.ok(files.some((u) => u.endsWith('/dist/main.cjs')), 'dist/ compiled through the bin');
+  }
+});
+
+test('the bin is a CommonJS script: no command starts the ES module loader (where a CommonJS script does not)', async (t) => {
+  // On Node 20 the ES module loader's start cost ~0.16× of a bare start on every command. Node 24
+  // loads it for any script: there the check has nothing to tell, and says so by its baseline.
+  const dir = tempDir(t);
+  const probe = (script: string, args: string[]) => {
+    const file = join(dir, `esm-${Math.random().toString(36).slice(2)}.json`);
+    const r = spawnSync(process.execPath, ['-r', join(ROOT, 'test/helpers/esm-probe.cjs'), script, ...args], { env: { PATH: process.env.PATH, CALLCTL_TEST_ESM: file, CALLCTL_CONFIG_DIR: dir }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(readFileSync(file, 'utf8')) as string[];
+  };
+  const plain = join(dir, 'plain.cjs');
+  writeFileSync(plain, 'void 0;\n');
+  const asModule = join(dir, 'plain.mjs');
+  writeFileSync(asModule, 'void 0;\n');
+  const baseline = probe(plain, []);
+  if (baseline.length > 0) return t.skip(`Node ${process.version} loads the ES module loader for any script`);
+  assert.ok(probe(asModule, []).length > 0, 'the check can fail: an ES module starts the loader');
+  for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['__complete', 'bash', 'cont']]) {
+    assert.deepEqual(probe(BIN, args), [], `callctl ${args.join(' ')}`);
   }
 });
 
