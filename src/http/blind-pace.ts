@@ -99,7 +99,7 @@ const WINDOW_PROBE_MS = 10_000;
 /** A span's send times are kept up to this many; a longer one is left out of the bounds (their cost). */
 const SPAN_SENDS_MAX = 5_000;
 /** The bucket's bounds are sought over rates this far apart (a share), up to 1.5× the pace that met the 429… */
-const BOUNDS_STEP = 0.0025;
+const BOUNDS_STEP = 0.001;
 /** …and the bound from above first coarsely, from the top down. */
 const BOUNDS_COARSE = 0.02;
 /** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
