@@ -50,6 +50,9 @@ interface Span {
   sends: number[];
   refusedAt: number;
   jitterMs: number;
+  /** The longest round trip of its admitted answers (no request took longer one way), and its sends that failed in transport. */
+  rttMaxMs: number;
+  failed: number;
 }
 
 const INITIAL_RATE = 10;
@@ -143,6 +146,7 @@ export class BlindPace {
   /** Send times of every request of the current span, and its admitted answers' round trips. */
   private spanSends: number[] = [];
   private spanRtts: number[] = [];
+  private spanFailed = 0;
   /**
    * A window-like limit restores a whole quota after each pause, whatever the pace before it:
    * then the quota is best sent at once when a pause ends (and each pause costs little). Set when
@@ -189,6 +193,7 @@ export class BlindPace {
       this.admittedAt.length = 0;
       this.spanSends = [];
       this.spanRtts = [];
+      this.spanFailed = 0;
     }
     // A budget shared through Redis feeds sends as their answers come: one sent before the pause
     // whose answer came after it belongs to no span that is still open.
@@ -226,7 +231,11 @@ export class BlindPace {
 
   /** Feeds one answer (status 0: transport failure); returns the pause it calls for (ms). */
   observe(o: BlindAnswer): number {
-    if (o.status === 0) return 0;
+    if (o.status === 0) {
+      // It may never have reached the server: not to be counted as admitted (bucketBounds).
+      if (this.spanStart !== undefined && o.sentAt >= this.spanStart) this.spanFailed += 1;
+      return 0;
+    }
     if (o.status !== 429) {
       this.consecutive429 = 0;
       if (this.spanStart !== undefined && o.sentAt >= this.spanStart) {
@@ -251,7 +260,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts) };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), failed: this.spanFailed };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -360,10 +369,10 @@ export class BlindPace {
       this.burstEstimate = least.burst;
       return this.solvedRate * HOLD_FIT;
     }
-    // Never under what the spans prove admitted, nor over what they prove refused — nor over the
-    // pace that just met the 429.
-    const floor = Math.min(least.rate * HOLD_FIT, paceAt429 * UNDER_TOO_FAST);
-    return Math.max(Math.min(base, least.upper < 1.5 * paceAt429 ? least.upper : Infinity), floor);
+    // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
+    // the wire is the spread of most round trips, not of all, and a least rate read too high then
+    // lifted the pace over the limit — a review measured 1.18× on a jittery wire.)
+    return Math.min(base, least.upper < 1.5 * paceAt429 ? least.upper : Infinity);
   }
 
   private estimateBySpan(paceAt429: number, at: number, cur: Span): number {
@@ -451,7 +460,7 @@ function jitterOf(rtts: number[]): number {
   return Math.min(50, 1 + p90 - (byLength[0] as number));
 }
 
-type SpanData = Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'>;
+type SpanData = Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'> & Partial<Pick<Span, 'rttMaxMs' | 'failed'>>;
 
 /** What a span says whatever the rate: its sends before the refused one, and how they may reorder. */
 interface Prepared {
@@ -466,6 +475,8 @@ interface Prepared {
   pauseMs: number;
   /** The last send of the span (the refused one, or one in flight beside it). */
   last: number;
+  rttMaxMs: number;
+  failed: number;
 }
 
 function prepare(sp: SpanData): Prepared {
@@ -484,7 +495,7 @@ function prepare(sp: SpanData): Prepared {
     crowd = Math.max(crowd, i - k + 1);
   }
   const last = sp.sends.length > 0 ? Math.max(sp.refusedAt, sp.sends[sp.sends.length - 1] as number) : sp.refusedAt;
-  return { before, nearRefused, swaps: crowd - 1, refusedAt: sp.refusedAt, J, pauseMs: sp.pauseMs, last };
+  return { before, nearRefused, swaps: crowd - 1, refusedAt: sp.refusedAt, J, pauseMs: sp.pauseMs, last, rttMaxMs: Math.max(sp.rttMaxMs ?? J, J), failed: sp.failed ?? 0 };
 }
 
 /**
@@ -517,9 +528,10 @@ export function bucketBounds(spans: SpanData[], upTo: number): { rate: number; b
   for (let n = 1; n < kept.length; n++) {
     const sp = kept[n] as Prepared;
     const prev = kept[n - 1] as Prepared;
-    const admitted = sp.before.length - sp.nearRefused - sp.swaps;
+    // (A send's arrival is at most its answer's round trip after it: the longest one bounds them all.)
+    const admitted = sp.before.length - sp.nearRefused - sp.swaps - sp.failed;
     const lastAdmitted = sp.before[sp.before.length - 1];
-    if (admitted > 1 && lastAdmitted !== undefined) from = Math.max(from, ((admitted - 1) / (lastAdmitted + sp.J - prev.refusedAt)) * 1000);
+    if (admitted > 1 && lastAdmitted !== undefined) from = Math.max(from, ((admitted - 1) / (lastAdmitted + sp.rttMaxMs - prev.refusedAt)) * 1000);
   }
   let least: { rate: number; burst: number } | undefined;
   for (let r = from; r <= top; r *= 1 + BOUNDS_STEP) {
