@@ -46,7 +46,7 @@ function run(cmd, argv, { env = {}, rss = false, cwd = work } = {}) {
     });
   });
 }
-const callctl = (argv, opts) => run(process.execPath, [join(root, 'bin/callctl.cjs'), ...argv], opts);
+const callctl = (argv, opts) => run(process.execPath, [join(root, 'bin/callctl.js'), ...argv], opts);
 
 function leads(n, name) {
   const path = join(work, name);
@@ -224,7 +224,7 @@ try {
     // (no registry). Each command runs 15 times (2 warm-ups first, which also fill Node ≥ 22.8's
     // compile cache), against `node -e 0` in the same run, with this script's Node.
     const n = smoke ? 3 : 15;
-    let bin = join(root, 'bin/callctl.cjs');
+    let bin = join(root, 'bin/callctl.js');
     let where = 'the checkout';
     if (!smoke) {
       const app = join(work, 'installed');
@@ -236,7 +236,7 @@ try {
       if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
       const inst = await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, pack.stdout.trim())], { env: npmEnv, cwd: app });
       if (inst.code !== 0) throw new Error(`npm install failed: ${inst.stderr}`);
-      bin = join(app, 'node_modules/callctl/bin/callctl.cjs');
+      bin = join(app, 'node_modules/callctl/bin/callctl.js');
       where = 'the installed package';
     }
     const sb = await startSandbox({ port: 0, rateLimit: 0, seed: 50 });

@@ -10,7 +10,7 @@
 // The runtime libraries are bundled into the lazy chunks too (so the package declares no
 // dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
 // parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine).
-// Two passes: esbuild splits code only into ES modules, and bin/callctl.cjs compiles dist/ itself
+// Two passes: esbuild splits code only into ES modules, and bin/callctl.js compiles dist/ itself
 // with V8's code cache made after a run, which only classic scripts have (vm.Script): so the
 // split ES modules are turned into CommonJS, file by file, in place. The sources stay ES modules.
 // Source maps (`.cjs.map`, paths only, chained through both passes) let a `--verbose` stack point
@@ -134,11 +134,11 @@ const split = await build({
 // `--help` went back to loading ten files.
 await build({ ...common, entryPoints: [WORKER], plugins: [viaGetBuiltinModule, phoneRegexCache], outfile: 'dist/import/phone-worker.js' });
 
-// Pass 2: each file of that build as CommonJS, in place (bin/callctl.cjs compiles them with V8's
+// Pass 2: each file of that build as CommonJS, in place (bin/callctl.js compiles them with V8's
 // code cache, BENCHMARKS.md §4). An `import()` becomes a `require()`, `import.meta.url` the file's
 // URL; esbuild chains the input source maps, so a --verbose stack still names src/.
 const cjs = Object.keys(split.metafile.outputs).filter((f) => f.endsWith('.cjs'));
-// The build's id names the code cache's folder (bin/callctl.cjs): a hash of what pass 1 wrote.
+// The build's id names the code cache's folder (bin/callctl.js): a hash of what pass 1 wrote.
 const id = createHash('sha256');
 for (const f of [...Object.keys(split.metafile.outputs)].sort()) id.update(f).update(readFileSync(resolve(root, f)));
 const BUILD = id.digest('hex').slice(0, 16);
@@ -162,6 +162,6 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-// bin/callctl.cjs compiles these as scripts, which have no `import()`: one left would fail only when
+// bin/callctl.js compiles these as scripts, which have no `import()`: one left would fail only when
 // its command runs.
 for (const f of cjs) if (/(^|[^\w$.])import\(/.test(readFileSync(resolve(root, f), 'utf8'))) throw new Error(`${f}: an import() was left in the CommonJS build`);

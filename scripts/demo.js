@@ -18,7 +18,7 @@ copyFileSync(join(root, 'fixtures/leads-demo.csv'), join(work, 'leads.csv'));
 function callctl(...args) {
   process.stdout.write(`\n$ callctl ${args.map((a) => (/[\s"]/.test(a) ? `'${a}'` : a)).join(' ')}\n`);
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(root, 'bin/callctl.cjs'), ...args], { cwd: work, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'bin/callctl.js'), ...args], { cwd: work, env, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('close', (code) => {
       if (code !== 0) process.stdout.write(`(exit ${code})\n`);
       done(code);

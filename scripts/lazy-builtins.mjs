@@ -11,7 +11,7 @@ import { builtinModules } from 'node:module';
  * `ReadStream` loads the whole streams implementation, node:util's `TextDecoder` the encoding
  * code — ~7 ms of every start on Node 24, for names callctl never reads.
  * `process.getBuiltinModule` (Node ≥ 20.16) returns the same object without that:
- * - a `require` of a builtin gets it from there (bin/callctl.cjs's `require` for dist/, `REQUIRE`
+ * - a `require` of a builtin gets it from there (bin/callctl.js's `require` for dist/, `REQUIRE`
  *   below for the worker);
  * - an `import` of a builtin becomes an ES module over it whose every export is a pure read of one
  *   property, so esbuild keeps only the names imported somewhere and nothing reads the others (as
@@ -31,7 +31,7 @@ const esmOver = async (id) => {
 /**
  * For the phone worker, the one bundle that stays an ES module: every `import` of a builtin gets a
  * module over getBuiltinModule. (dist/'s other files are CommonJS since the code cache; their
- * `require` of a builtin is answered by getBuiltinModule in bin/callctl.cjs, and modules over it
+ * `require` of a builtin is answered by getBuiltinModule in bin/callctl.js, and modules over it
  * there measured the same.) An `import()` stays native.
  */
 export const viaGetBuiltinModule = {

@@ -41,7 +41,7 @@ export type PreparedRow = Row & { prepared?: string };
  * 32 MB) and then its old one to that rate: tens of megabytes of garbage in the peak RSS. From
  * here on the young generation keeps the size start-up gave it (a few MB) and the old one grows
  * by a quarter at a time (BENCHMARKS.md §3). Process-wide flags, worker threads included; a new
- * thread's start sets them back to the defaults, so they are set again once it runs. bin/callctl.cjs
+ * thread's start sets them back to the defaults, so they are set again once it runs. bin/callctl.js
  * sets the same before dist/ loads: V8's code cache must find the flags it was made under.
  */
 const HEAP_FLAGS = '--semi-space-growth-factor=1 --heap-growing-percent=25';

@@ -1,4 +1,4 @@
-// dist/ is compiled with V8's code cache made after a command has run (bin/callctl.cjs, docs/cli.md
+// dist/ is compiled with V8's code cache made after a command has run (bin/callctl.js, docs/cli.md
 // "Code cache"): the first run of a command writes it, every later run must find it whole. V8
 // rejects a cache made under other flags than its own, so a command that changed a V8 flag at run
 // time (Node 20's WebAssembly budget before the first request did) wrote a cache that every

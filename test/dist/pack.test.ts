@@ -49,16 +49,16 @@ function callctl(args: string[], extra: Record<string, string> = {}): Promise<{ 
 }
 
 test('the tarball holds what runs: bin, dist, package.json, README — no sources, tests, fixtures or CI', () => {
-  assert.ok(files.includes('bin/callctl.cjs'));
+  assert.ok(files.includes('bin/callctl.js'));
   assert.ok(files.includes('dist/main.cjs'));
   assert.ok(files.includes('package.json'));
-  const stray = files.filter((f) => !/^(bin\/callctl\.cjs|dist\/.+\.c?js(\.map)?|package\.json|README\.md|LICENSE)$/.test(f));
+  const stray = files.filter((f) => !/^(bin\/(callctl\.js|package\.json)|dist\/.+\.c?js(\.map)?|package\.json|README\.md|LICENSE)$/.test(f));
   assert.deepEqual(stray, []);
 });
 
 test('package.json: the bin, the engines, the files', () => {
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/callctl/package.json'), 'utf8'));
-  assert.deepEqual(pkg.bin, { callctl: 'bin/callctl.cjs' });
+  assert.deepEqual(pkg.bin, { callctl: 'bin/callctl.js' });
   assert.equal(pkg.engines.node, '>=20.18.1');
   // Only the runtime dependencies were installed: no compiler, no bundler, no test runner.
   for (const dev of ['typescript', 'tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', dev)), `${dev} installed`);

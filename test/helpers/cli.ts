@@ -1,5 +1,5 @@
 /**
- * Runs the real CLI (`bin/callctl.cjs`, the built dist/) as a child process, the way an operator
+ * Runs the real CLI (`bin/callctl.js`, the built dist/) as a child process, the way an operator
  * or a script does, and captures what they would see. Always asynchronous: the sandbox usually
  * runs in the test's own process and must keep answering while the CLI runs.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(ROOT, 'bin/callctl.cjs');
+export const BIN = join(ROOT, 'bin/callctl.js');
 
 export interface CliResult {
   code: number | null;

@@ -1,7 +1,7 @@
 // Preloaded with `node --import` by the start-up test: records every module the process loads
 // into the file named by CALLCTL_TEST_IMPORTS, so the test can prove what --help does not load:
 // the entry script (the bin), whatever the ES module loader resolves (nothing more, if start-up is
-// as it should be), and every file bin/callctl.cjs compiles from dist/ (it compiles them itself,
+// as it should be), and every file bin/callctl.js compiles from dist/ (it compiles them itself,
 // with V8's code cache: a vm.Script named after the file).
 import { register } from 'node:module';
 import { appendFileSync } from 'node:fs';
