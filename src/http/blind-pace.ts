@@ -53,6 +53,8 @@ interface Span {
   /** The longest round trip of its admitted answers (no request took longer one way), and its sends that failed in transport. */
   rttMaxMs: number;
   failed: number;
+  /** The pause its 429 called for (ms). */
+  retryAfterMs: number;
 }
 
 const INITIAL_RATE = 10;
@@ -155,6 +157,14 @@ export class BlindPace {
    */
   private burst = 0;
   private burstRefuted = false;
+  /**
+   * A recognised window's quota and length (see anchor): the length is the pause a 429 called for
+   * after a quota sent at once from a window's start — ceil(length − the little the quota took).
+   * A 429 met under it ends it for good (`anchorMissed_`).
+   */
+  private anchorQuota = 0;
+  private anchorWindowMs = 0;
+  private anchorMissed_ = false;
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
 
   constructor(
@@ -260,7 +270,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), failed: this.spanFailed };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0 };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -318,6 +328,28 @@ export class BlindPace {
     return this.burst;
   }
 
+  /**
+   * A recognised window, as a quota per length: no more than `quota` requests start within
+   * `windowMs` of the answer to an earlier one (the gate keeps the log). A request answered had
+   * reached the server, so one sent a window's length after that answer reaches it after the
+   * window that counted the other has ended — fixed or sliding, whatever the wire's delays — and
+   * each window's quota goes at its start with no 429 to end it. Undefined until a window is
+   * recognised (rule 5), and once it has been refuted or has met a 429.
+   */
+  anchor(): { quota: number; windowMs: number } | undefined {
+    if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorMissed_) return undefined;
+    return { quota: this.anchorQuota, windowMs: this.anchorWindowMs };
+  }
+
+  /**
+   * A request the anchor let go met a 429: the window is longer than its pause said, its quota is
+   * not all ours, or it is no window. Each costs at most what the anchor saves, so the anchor ends
+   * for good, and the quota goes as before it (at once, then at the pace until a 429).
+   */
+  anchorMissed(): void {
+    this.anchorMissed_ = true;
+  }
+
   private judgeBurst(cur: Span): void {
     if (this.burst > 0 && cur.A < this.burst) {
       this.burst = 0;
@@ -342,6 +374,11 @@ export class BlindPace {
     const bucket = this.bounds(this.rate);
     if (bucket !== undefined && bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return;
     this.burst = Math.floor(least * 0.9);
+    this.anchorQuota = least;
+    // Its length is the longest pause a 429 called for after a quota sent from a window's start:
+    // the first span may have begun anywhere in a window, and its pause said only what was left.
+    const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
+    this.anchorWindowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).

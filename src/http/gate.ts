@@ -23,6 +23,10 @@ export interface Ticket {
   sentAt: number;
   /** Others in flight when it started. */
   inflightAtSend: number;
+  /** Its place in the order of starts (the window log's key). */
+  seq?: number;
+  /** Under a window's anchor: the answer it was timed from (a window's length after it). */
+  anchoredOn?: number;
 }
 
 /**
@@ -33,6 +37,10 @@ export type StartVerdict = { ticket: Ticket } | { retryAt: number; onFinish?: tr
 
 /** Held by a full window, a request asks again this late at the latest (an answer frees it first). */
 const WINDOW_RECHECK_MS = 250;
+/** Under a window's anchor, a request starts this long after the window's length has passed. */
+const ANCHOR_MARGIN_MS = 1;
+/** The window log keeps at least this many answers (and twice the quota). */
+const LOG_KEEP = 4096;
 
 export class PaceGate {
   readonly pacer: Pacer;
@@ -52,6 +60,21 @@ export class PaceGate {
   /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
   private followGap: number | undefined;
   private readonly ceilingGap: number;
+  /**
+   * The window log: when each recent request was answered, in the order they started (NaN while in
+   * flight), `logBase` being the first one's place. `scanSeq`/`scanMax`: every request before
+   * `scanSeq` is answered, the latest of them at `scanMax`.
+   */
+  private log: number[] = [];
+  /** When each request of the log started, and whether the server admitted it. */
+  private logSent: number[] = [];
+  private logAdmitted: boolean[] = [];
+  private logBase = 0;
+  /** The anchor last checked against the log's history (see refutes), and whether it held. */
+  private anchorChecked: { quota: number; windowMs: number } | undefined;
+  private seq = 0;
+  private scanSeq = 0;
+  private scanMax = -Infinity;
 
   constructor(opts: PacerOptions = {}) {
     this.pacer = new Pacer(opts);
@@ -91,12 +114,31 @@ export class PaceGate {
     else this.pacer.onIdle();
     const resumeAt = this.pacer.resumeAt;
     if (now < resumeAt) return { retryAt: resumeAt };
-    if (now < this.nextRelease) return { retryAt: this.nextRelease };
+    // A recognised window: its log alone times the starts, and a whole quota goes at once at each
+    // window's start (docs/pacing.md rule 7; blind-pace.ts, anchor).
+    let anchor = this.followGap === undefined ? this.pacer.anchor() : undefined;
+    if (anchor !== undefined && (anchor.quota !== this.anchorChecked?.quota || anchor.windowMs !== this.anchorChecked.windowMs)) {
+      this.anchorChecked = anchor;
+      if (this.refutes(anchor)) {
+        this.pacer.anchorMissed();
+        anchor = undefined;
+      }
+    }
+    let anchoredOn: number | undefined;
+    if (anchor !== undefined) {
+      const timedFrom = this.timedFrom(this.seq - anchor.quota);
+      if (timedFrom === null) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+      if (timedFrom !== undefined) {
+        const at = timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS;
+        if (now < at) return { retryAt: at };
+        anchoredOn = timedFrom;
+      }
+    } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
     if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
-    if (this.low !== null && this.followGap === undefined) {
+    if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
       // The server said when its quota is whole again (a window's end, a bucket's refill): from
       // then on, a request may go whatever the refill estimate says (the answers tell the rest).
@@ -116,8 +158,10 @@ export class PaceGate {
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
     // no faster for our being late. (Time lost to late timers is won back by the pacer, which
     // measures what was admitted and probes up.)
-    const gap = this.followGap !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
-    if (this.burstLeft > 0) {
+    const gap = this.followGap !== undefined || anchor !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
+    if (anchor !== undefined) {
+      this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
+    } else if (this.burstLeft > 0) {
       this.burstLeft -= 1;
       this.nextRelease = now;
     } else {
@@ -125,7 +169,9 @@ export class PaceGate {
       const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
-    const ticket = { sentAt: now, inflightAtSend: this.inflight };
+    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq };
+    if (anchoredOn !== undefined) ticket.anchoredOn = anchoredOn;
+    this.logStart(now);
     this.inflight += 1;
     this.pacer.onSend(now);
     return { ticket };
@@ -143,14 +189,88 @@ export class PaceGate {
       inflightOthers: this.inflight,
       inflightAtSend: ticket.inflightAtSend,
     };
+    if (ticket.seq !== undefined) this.logAnswer(ticket.seq, now, answer.status !== 429 && answer.status !== 0);
     const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
+    // A 429 under a window's anchor (not an echo of a pause already called for): the window was
+    // longer than measured, or its quota is not all ours.
+    if (answer.status === 429 && ticket.anchoredOn !== undefined && ticket.sentAt >= before) this.pacer.anchorMissed();
     // A new pause: a window's quota, once recognised, may go at once when it ends.
     if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);
     }
     return pauseMs;
+  }
+
+  /** A request starts: its place in the window log, unanswered yet. */
+  private logStart(now: number): void {
+    this.seq += 1;
+    this.log.push(NaN);
+    this.logSent.push(now);
+    this.logAdmitted.push(false);
+    const keep = Math.max(LOG_KEEP, 2 * (this.pacer.anchor()?.quota ?? 0));
+    if (this.log.length <= 2 * keep) return;
+    // Drop the older half; what the scan has not passed yet is folded into it first.
+    const drop = this.log.length - keep;
+    for (let q = Math.max(this.scanSeq, this.logBase); q < this.logBase + drop; q += 1) {
+      const t = this.log[q - this.logBase] as number;
+      if (!Number.isNaN(t)) this.scanMax = Math.max(this.scanMax, t);
+    }
+    this.scanSeq = Math.max(this.scanSeq, this.logBase + drop);
+    this.log = this.log.slice(drop);
+    this.logSent = this.logSent.slice(drop);
+    this.logAdmitted = this.logAdmitted.slice(drop);
+    this.logBase += drop;
+  }
+
+  private logAnswer(seq: number, now: number, admitted: boolean): void {
+    const i = seq - this.logBase;
+    if (i < 0 || i >= this.log.length) return;
+    this.log[i] = now;
+    this.logAdmitted[i] = admitted;
+  }
+
+  /**
+   * Whether what the server admitted before refutes a window of this quota and length: a sliding
+   * window admits at most a quota within any window's length, a fixed one at most two (the end of
+   * one window and the start of the next). More is a bucket's refill (a small bucket's quick spans after
+   * pauses look like a window's: its size, each count once), and the log would hold it to a
+   * fraction of its rate with no 429 ever to say so.
+   */
+  private refutes(anchor: { quota: number; windowMs: number }): boolean {
+    const sends: number[] = [];
+    let rtt = 0;
+    for (let i = 0; i < this.log.length; i++) {
+      if (!this.logAdmitted[i]) continue;
+      sends.push(this.logSent[i] as number);
+      rtt = Math.max(rtt, (this.log[i] as number) - (this.logSent[i] as number));
+    }
+    sends.sort((a, b) => a - b);
+    // Requests sent within a window's length less the longest round trip reached the server
+    // within a window's length, in whatever order.
+    const within = anchor.windowMs - rtt;
+    for (let lo = 0, hi = 0; hi < sends.length && within > 0; hi++) {
+      while ((sends[hi] as number) - (sends[lo] as number) >= within) lo += 1;
+      if (hi - lo + 1 > 2 * anchor.quota) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The latest answer among the requests up to the `upTo`-th start: undefined when there is none
+   * (fewer starts than a quota), null while one of them is still in flight.
+   */
+  private timedFrom(upTo: number): number | undefined | null {
+    if (upTo < 0) return undefined;
+    while (this.scanSeq <= upTo) {
+      const i = this.scanSeq - this.logBase;
+      const t = i >= 0 ? (this.log[i] as number) : -Infinity;
+      if (Number.isNaN(t)) return null;
+      this.scanMax = Math.max(this.scanMax, t);
+      this.scanSeq += 1;
+    }
+    return this.scanMax;
   }
 
   /** What the server has left now, as mirrored (header regime). */

@@ -97,6 +97,20 @@ export class Pacer {
   private fullAt: number | undefined;
   private regainedSum = 0;
   private intervalSum = 0;
+  /**
+   * Header regime: a window told from a bucket by its spans (see windowSpan). The current span
+   * began when the last pause ended (`spanFrom`), after a pause of `spanPauseMs`; its admitted
+   * answers, the counts they reported and whether one repeated (a refill between them).
+   */
+  private spanFrom = -Infinity;
+  private spanPauseMs = Infinity;
+  private spanAdmitted = 0;
+  private readonly spanCounts = new Set<number>();
+  private spanRefilled = false;
+  private spanLimit: number | undefined;
+  private windowEvidence: number[] = [];
+  private quotaAnchor: { quota: number; windowMs: number } | undefined;
+  private anchorEnded = false;
 
   /** 429 answers seen. */
   throttled = 0;
@@ -130,6 +144,18 @@ export class Pacer {
   /** Requests that may go at once when a pause ends (a window's quota, once recognised). */
   burstAfter(): number {
     return this.headerMode ? 0 : this.blind.burstAfter();
+  }
+
+  /** A recognised window's quota and length (blind-pace.ts, anchor): the gate keeps to it. */
+  anchor(): { quota: number; windowMs: number } | undefined {
+    if (!this.headerMode) return this.blind.anchor();
+    return this.anchorEnded ? undefined : this.quotaAnchor;
+  }
+
+  /** A request the anchor let go met a 429 (blind-pace.ts, anchorMissed). */
+  anchorMissed(): void {
+    if (!this.headerMode) this.blind.anchorMissed();
+    else this.anchorEnded = true;
   }
 
   /** Never faster than `rate` now. */
@@ -199,6 +225,12 @@ export class Pacer {
     const remaining = rl.remaining as number;
     this.headerMode = true;
     if (o.status !== 429) this.answered += 1;
+    if (o.status !== 429 && o.sentAt >= this.spanFrom) {
+      this.spanAdmitted += 1;
+      if (this.spanCounts.has(remaining)) this.spanRefilled = true;
+      this.spanCounts.add(remaining);
+      this.spanLimit = rl.limit;
+    }
     // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
     // a bucket of one that refills 20 a second must not be mirrored as holding 20 (a stalled event
     // loop would then send a burst it cannot take). Its size is what it was ever seen to hold.
@@ -260,6 +292,7 @@ export class Pacer {
     this.consecutive429 += 1;
     const wait = o.retryAfterMs ?? this.backoff();
     if (!echo) {
+      this.windowSpan(o.at + wait, wait, o.rateLimit);
       this.credits = 0;
       // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
       // spent, not that the refill is lower.
@@ -267,6 +300,34 @@ export class Pacer {
     }
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     return wait;
+  }
+
+  /**
+   * A span of the header regime ends in a 429. A window's quota comes whole after a pause and
+   * nothing returns to it until the window ends: a span after a pause (one that began at a window's
+   * start: not the first, which may begin anywhere in one) that admitted exactly the
+   * published limit, each answer reporting a count no other did, is a window's. Two in a row are a
+   * window of that quota, as long as the longest pause their 429s called for (or the policy's
+   * window, if longer): the gate then keeps to it (blind-pace.ts, anchor, says why that is safe). A bucket
+   * refills during a span — one count reported twice — or admits more than its size.
+   */
+  private windowSpan(resumeAt: number, waitMs: number, rl: RateLimitInfo | undefined): void {
+    const limit = rl?.limit ?? this.spanLimit;
+    // Only a policy's quota (draft 8) is a refill whatever the limiter's shape: a bucket's `q` per
+    // `w` is its rate, and a log kept to it never holds a bucket under its rate. `RateLimit-Limit`
+    // and `X-RateLimit-Limit` give a bucket's size, which its quick spans after pauses admit
+    // exactly, each count once, as a window's do — and a log kept to that would hold a bucket of
+    // 5 refilling 40 a second to 5 a second, with no 429 ever to say so.
+    const windowLike = rl?.windowMs !== undefined && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
+    this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
+    if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
+      this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
+    }
+    this.spanFrom = resumeAt;
+    this.spanPauseMs = waitMs;
+    this.spanAdmitted = 0;
+    this.spanCounts.clear();
+    this.spanRefilled = false;
   }
 
   private backoff(): number {

@@ -1,0 +1,110 @@
+// A recognised window is kept to by its log (docs/pacing.md, rule 7): a quota's worth of requests,
+// then nothing until a window's length after the answer to the first of them — no 429 to end each
+// window. Driven by hand on a virtual clock, then over the simulation's servers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PaceGate, type Ticket } from '../../src/http/gate.js';
+import type { RateLimitInfo } from '../../src/http/ratelimit-headers.js';
+import { simulate } from '../helpers/pace-sim.js';
+
+/** Starts one request at `now` or at the first time the gate names; returns it and when it went. */
+function startAt(gate: PaceGate, now: number): { ticket: Ticket; at: number } {
+  for (let i = 0; i < 100; i++) {
+    const v = gate.start(now, true);
+    if ('ticket' in v) return { ticket: v.ticket, at: now };
+    assert.ok(v.retryAt > now, `the gate asks again later (${v.retryAt} after ${now})`);
+    now = v.retryAt;
+  }
+  throw new Error('the gate never let the request go');
+}
+
+/** A window of 3 a second, as draft 8 says it (`RateLimit-Policy: "p";q=3;w=1`, `RateLimit: "p";r=…;t=1`). */
+const counted = (remaining: number): RateLimitInfo => ({ limit: 3, remaining, resetMs: 1000, windowMs: 1000 });
+
+/**
+ * One span: the window's 3 requests from `from`, each answered 3 ms later with its count, then a
+ * 4th refused with `Retry-After: 1`. Returns when the pause it calls for ends.
+ */
+function span(gate: PaceGate, from: number): number {
+  let now = from;
+  const sent = [0, 1, 2].map(() => startAt(gate, now));
+  now = Math.max(...sent.map((s) => s.at)) + 3;
+  sent.forEach((s, i) => gate.finish(s.ticket, { status: 200, rateLimit: counted(2 - i) }, now));
+  const refused = startAt(gate, now + 1);
+  const pause = gate.finish(refused.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, refused.at + 1);
+  assert.equal(pause, 1000);
+  return refused.at + 1 + pause;
+}
+
+test('with a policy (draft 8): two spans after pauses that took exactly its quota, each count once, are a window; its log then times the starts', () => {
+  const gate = new PaceGate({ random: () => 0.5 });
+  let resume = span(gate, 0); // the first span: it may have begun anywhere in a window
+  resume = span(gate, resume);
+  assert.equal(gate.pacer.anchor(), undefined, 'one span after a pause is not yet a window');
+  resume = span(gate, resume);
+  assert.deepEqual(gate.pacer.anchor(), { quota: 3, windowMs: 1000 });
+
+  // The quota goes at once when the pause ends — but for the margin of a millisecond after the
+  // refused request's answer, which takes a place in the log too (a server may count refusals)…
+  const sent = [0, 1, 2].map(() => startAt(gate, resume));
+  assert.deepEqual(sent.map((s) => s.at), [resume, resume, resume + 1]);
+  const answered = resume + 5;
+  sent.forEach((s, i) => gate.finish(s.ticket, { status: 200, rateLimit: counted(2 - i) }, answered));
+  // …and the fourth waits a window's length after the first one's answer (not its send: the answer
+  // proves it had reached the server), with no 429 to tell it so.
+  const fourth = startAt(gate, answered + 1);
+  assert.equal(fourth.at, answered + 1000 + 1);
+
+  // A 429 met under the log ends it for good: the window is longer, shared, or no window.
+  gate.finish(fourth.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, fourth.at + 2);
+  assert.equal(gate.pacer.anchor(), undefined);
+});
+
+test('with a policy (draft 8): a bucket, whose spans admit more than the quota or report a count twice, gets no log', () => {
+  const gate = new PaceGate({ random: () => 0.5 });
+  let now = 0;
+  for (let k = 0; k < 4; k++) {
+    // Four admitted where the policy says 3: the bucket refilled one meanwhile (2, 2, 1, 0).
+    const sent = [0, 1, 2, 3].map(() => startAt(gate, now));
+    now = Math.max(...sent.map((s) => s.at)) + 3;
+    [2, 2, 1, 0].forEach((remaining, i) => gate.finish((sent[i] as { ticket: Ticket }).ticket, { status: 200, rateLimit: counted(remaining) }, now));
+    const refused = startAt(gate, now + 1);
+    now = refused.at + 1 + gate.finish(refused.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, refused.at + 1);
+  }
+  assert.equal(gate.pacer.anchor(), undefined);
+});
+
+test('a window found from its spans is kept to without 429s: fixed and sliding 1-s windows, without headers and with a policy', () => {
+  for (const shape of ['window', 'sliding'] as const) {
+    for (const headers of ['none', 'draft8'] as const) {
+      for (const seed of [1, 2, 3]) {
+        const r = simulate({ shape, rate: 100, windowMs: 1000, headers }, { seed });
+        const where = `${shape} ${headers} seed ${seed}`;
+        // Discovery: slow start's 429 and the spans that recognise the window (two after pauses,
+        // three without headers, where rule 5 first rules out a bucket) — then none.
+        assert.ok(r.throttled <= 4, `${where}: ${r.throttled} 429s`);
+        assert.ok(r.sustained >= 0.99, `${where}: sustained ${(r.sustained * 100).toFixed(1)} %`);
+      }
+    }
+  }
+});
+
+test('a bucket read as a window is refuted by what it admitted before, and gets no log', () => {
+  // 100/s with a burst of 300: on seed 3 two spans after pauses admit the same count (rule 5); its
+  // first span admitted 358 in 0.8 s, more than two quotas of a 1-s window could.
+  const r = simulate({ shape: 'bucket', rate: 100, burst: 300, headers: 'none' }, { seed: 3 });
+  assert.ok(r.share >= 0.95, `${(r.share * 100).toFixed(1)} % of the ideal`);
+  assert.ok(r.sustained >= 0.97, `sustained ${(r.sustained * 100).toFixed(1)} %`);
+  assert.ok(r.share429 <= 0.012, `${r.throttled} 429s`);
+});
+
+test('with RateLimit-Limit (a bucket’s size), quick spans after pauses are no window: a bucket of 5 refilling 40 a second keeps its pace', () => {
+  // Each span after a pause admits exactly 5, each count once, as a window of 5 a second would;
+  // a log kept to that held the import to 5 a second (12 % of the limit).
+  for (const headers of ['draft6', 'x'] as const) {
+    for (const seed of [1, 2]) {
+      const r = simulate({ shape: 'bucket', rate: 40, burst: 5, headers }, { seed });
+      assert.ok(r.share >= 0.8, `${headers} seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    }
+  }
+});
