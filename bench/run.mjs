@@ -89,6 +89,7 @@ try {
           ['token bucket 20/s, burst 1', { limiter: 'bucket', rateLimit: 20, burst: 1 }],
           ['token bucket 50/s, burst 50', { limiter: 'bucket', rateLimit: 50, burst: 50 }],
           ['fixed window, 100 per 1 s', { limiter: 'window', rateLimit: 100, windowMs: 1000 }],
+          ['sliding window, 100 per 1 s', { limiter: 'sliding', rateLimit: 100, windowMs: 1000 }],
           ['fixed window, 300 per 10 s', { limiter: 'window', rateLimit: 30, windowMs: 10_000 }],
           ['sliding window, 300 per 10 s', { limiter: 'sliding', rateLimit: 30, windowMs: 10_000 }],
           ['at most 3 in flight, 40 ms each', { limiter: 'concurrency', rateLimit: 0, maxInflight: 3, latencyMs: 40 }],
@@ -99,7 +100,9 @@ try {
     say(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
     say(`|---|${forms.map(() => '---').join('|')}|`);
     const { idealWall } = await import('../test/helpers/pace-sim.ts').catch(() => ({ idealWall: undefined }));
-    for (const [name, shape] of shapes) {
+    // --pace-shapes=<text>: only the limiters whose name holds it (e.g. "1 s").
+    const only = args.find((a) => a.startsWith('--pace-shapes='))?.slice(14);
+    for (const [name, shape] of shapes.filter(([n]) => only === undefined || n.includes(only))) {
       const cells = [];
       for (const headers of forms) {
         const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
