@@ -160,11 +160,11 @@ export class BlindPace {
   /**
    * A recognised window's quota and length (see anchor): the length is the pause a 429 called for
    * after a quota sent at once from a window's start — ceil(length − the little the quota took).
-   * A 429 met under it ends it for good (`anchorMissed_`).
+   * A 429 met under it ends it for good (`anchorEnded`).
    */
   private anchorQuota = 0;
   private anchorWindowMs = 0;
-  private anchorMissed_ = false;
+  private anchorEnded = false;
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
 
   constructor(
@@ -337,7 +337,7 @@ export class BlindPace {
    * recognised (rule 5), and once it has been refuted or has met a 429.
    */
   anchor(): { quota: number; windowMs: number } | undefined {
-    if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorMissed_) return undefined;
+    if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorEnded) return undefined;
     return { quota: this.anchorQuota, windowMs: this.anchorWindowMs };
   }
 
@@ -347,7 +347,7 @@ export class BlindPace {
    * for good, and the quota goes as before it (at once, then at the pace until a 429).
    */
   anchorMissed(): void {
-    this.anchorMissed_ = true;
+    this.anchorEnded = true;
   }
 
   private judgeBurst(cur: Span): void {

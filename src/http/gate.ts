@@ -24,9 +24,9 @@ export interface Ticket {
   /** Others in flight when it started. */
   inflightAtSend: number;
   /** Its place in the order of starts (the window log's key). */
-  seq?: number;
-  /** Under a window's anchor: the answer it was timed from (a window's length after it). */
-  anchoredOn?: number;
+  seq: number;
+  /** Started under a window's log (a 429 then ends the log). */
+  anchored: boolean;
 }
 
 /**
@@ -124,15 +124,10 @@ export class PaceGate {
         anchor = undefined;
       }
     }
-    let anchoredOn: number | undefined;
     if (anchor !== undefined) {
       const timedFrom = this.timedFrom(this.seq - anchor.quota);
       if (timedFrom === null) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-      if (timedFrom !== undefined) {
-        const at = timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS;
-        if (now < at) return { retryAt: at };
-        anchoredOn = timedFrom;
-      }
+      if (timedFrom !== undefined && now < timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS) return { retryAt: timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS };
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
@@ -169,8 +164,7 @@ export class PaceGate {
       const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
-    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq };
-    if (anchoredOn !== undefined) ticket.anchoredOn = anchoredOn;
+    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined };
     this.logStart(now);
     this.inflight += 1;
     this.pacer.onSend(now);
@@ -189,12 +183,12 @@ export class PaceGate {
       inflightOthers: this.inflight,
       inflightAtSend: ticket.inflightAtSend,
     };
-    if (ticket.seq !== undefined) this.logAnswer(ticket.seq, now, answer.status !== 429 && answer.status !== 0);
+    this.logAnswer(ticket.seq, now, answer.status !== 429 && answer.status !== 0);
     const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
-    if (answer.status === 429 && ticket.anchoredOn !== undefined && ticket.sentAt >= before) this.pacer.anchorMissed();
+    if (answer.status === 429 && ticket.anchored && ticket.sentAt >= before) this.pacer.anchorMissed();
     // A new pause: a window's quota, once recognised, may go at once when it ends.
     if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {

@@ -33,6 +33,8 @@ export interface SimOptions {
   seed?: number;
   /** One way on the wire: at least `min` ms, plus up to `spread` (default: loopback, 0.1 + 0–0.6). */
   wire?: { min: number; spread: number };
+  /** Another client on the same key from `fromMs` into the import, one request each `gapMs`. */
+  other?: { fromMs: number; gapMs: number };
 }
 
 export interface SimResult {
@@ -48,6 +50,8 @@ export interface SimResult {
   share429: number;
   /** Share of the limit over the last half of the run (the sustained pace). */
   sustained: number;
+  /** Whether a window's log still timed the starts at the end (docs/pacing.md rule 7). */
+  anchored: boolean;
 }
 
 /** mulberry32: a small seeded random in [0, 1). */
@@ -206,6 +210,14 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     dispatch();
   };
 
+  if (opts.other) {
+    const { fromMs, gapMs } = opts.other;
+    const other = () => {
+      limit.admit('key');
+      if (done < rows) events.push(now + gapMs, other);
+    };
+    events.push(t0 + fromMs, other);
+  }
   dispatch();
   let guard = 0;
   while (events.size > 0 && done < rows && guard++ < 50_000_000) {
@@ -217,7 +229,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const idealMs = idealWall(server, rows, concurrency, t0);
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined };
 }
 
 /** The least wall time the server allows for `rows` requests started at `t0`. */
