@@ -109,6 +109,10 @@ const BOUNDS_STEP = 0.001;
 const BOUNDS_COARSE = 0.02;
 /** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
 const BUCKET_NOT_WINDOW = 0.4;
+/** …or when one that fits would refill this share of the quota in a window's length. */
+const BUCKET_REFILLS_QUOTA = 0.75;
+/** Of what a measured bucket's pause refilled, this share goes at once when the pause ends. */
+const REFILL_SHARE = 0.9;
 /** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
 const BOUNDS_TIGHT = 1.05;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
@@ -165,6 +169,11 @@ export class BlindPace {
   private anchorQuota = 0;
   private anchorWindowMs = 0;
   private anchorEnded = false;
+  /** A bucket whose rate the spans pin (within BOUNDS_TIGHT): its least rate, and its size at that rate. */
+  private refill: { rate: number; burst: number } | undefined;
+  /** The refill handed to the gate at the last pause, and to the span now open. */
+  private nextSpanBurst = 0;
+  private spanBurst = 0;
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
 
   constructor(
@@ -204,6 +213,8 @@ export class BlindPace {
       this.spanSends = [];
       this.spanRtts = [];
       this.spanFailed = 0;
+      this.spanBurst = this.nextSpanBurst;
+      this.nextSpanBurst = 0;
     }
     // A budget shared through Redis feeds sends as their answers come: one sent before the pause
     // whose answer came after it belongs to no span that is still open.
@@ -283,9 +294,17 @@ export class BlindPace {
       this.lastWindowCutAt = o.at;
       return;
     }
+    // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a
+    // cap either (the quota's requests were all in flight together by design).
+    if (this.burst > 0 && A >= this.burst && !this.slowStart) {
+      this.spans.push(span);
+      if (this.spans.length > 4) this.spans.shift();
+      return;
+    }
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
-    // limit is on concurrency.
-    if (o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
+    // limit is on concurrency. (Not after a measured bucket's refill went at once, all admitted: the
+    // requests in flight were the refill's, and the rate ended the span.)
+    if (!(this.spanBurst > 0 && A >= this.spanBurst) && o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
       this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
       this.lastWindowCutAt = o.at;
@@ -325,7 +344,11 @@ export class BlindPace {
 
   /** Requests that may go at once when a pause ends: a window's quota, once one is recognised. */
   burstAfter(): number {
-    return this.burst;
+    if (this.burst > 0) return this.burst;
+    // A bucket measured: what the pause refills is spent at once when it ends, as the server
+    // allows — paced at the rate, those tokens would never be used, and the pause would be lost.
+    this.nextSpanBurst = this.refill !== undefined && this.lastPauseMs !== Infinity ? Math.floor(REFILL_SHARE * Math.min(this.refill.burst, (this.refill.rate * this.lastPauseMs) / 1000)) : 0;
+    return this.nextSpanBurst;
   }
 
   /**
@@ -348,6 +371,8 @@ export class BlindPace {
    */
   anchorMissed(): void {
     this.anchorEnded = true;
+    this.burst = 0;
+    this.burstRefuted = true;
   }
 
   private judgeBurst(cur: Span): void {
@@ -371,14 +396,15 @@ export class BlindPace {
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
     // over unequal lengths leave a bucket only a trickle of refill).
-    const bucket = this.bounds(this.rate);
-    if (bucket !== undefined && bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return;
-    this.burst = Math.floor(least * 0.9);
-    this.anchorQuota = least;
     // Its length is the longest pause a 429 called for after a quota sent from a window's start:
     // the first span may have begun anywhere in a window, and its pause said only what was left.
     const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
-    this.anchorWindowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
+    const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
+    const bucket = this.bounds(this.rate);
+    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least)) return;
+    this.burst = Math.floor(least * 0.9);
+    this.anchorQuota = least;
+    this.anchorWindowMs = windowMs;
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
@@ -396,16 +422,25 @@ export class BlindPace {
     // take the jitter): the pace by span stands.
     const least = this.bounds(paceAt429);
     if (least === undefined || least.rate > paceAt429) return base;
-    // A bucket that a pause fills whole loses nothing by a 429 (the pause's refill is spent at once
-    // after it): the pace by span serves it.
-    if (!(least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000)) return base;
-    if (least.upper <= BOUNDS_TIGHT * least.rate) {
-      // Every rate that fits lies within a few per cent, and the bucket is small (each 429 costs
-      // its pause): hold just under the least of them.
+    const tight = least.upper <= BOUNDS_TIGHT * least.rate;
+    // A bucket a pause fills whole (its size is over half of what a pause would refill): a 429 costs
+    // it no time once what each pause refills is spent at once after it (burstAfter), only the 429
+    // itself.
+    const small = least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000;
+    if (tight) {
+      // Every rate that fits lies within a few per cent: the bucket is measured.
+      this.refill = { rate: least.rate, burst: least.burst };
+      // One that holds all a pause refills loses no time by a 429 (burstAfter spends it): the pace
+      // goes just at the rate. One that a pause fills to the brim loses what overflowed.
+      if (least.burst >= (least.rate * cur.pauseMs) / 1000) return Math.min(least.upper, paceAt429);
+      // A small one — each 429 costs its pause: hold just under the least of the rates.
       this.solvedRate = Math.min(least.rate, paceAt429);
       this.burstEstimate = least.burst;
       return this.solvedRate * HOLD_FIT;
     }
+    // A pace over the bound from above meets a 429 again, for certain, once the bucket is spent: it
+    // goes to the middle of the rates that fit (no lower than the step a short span takes).
+    if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), SHORT_SHARE * least.upper) : Infinity);
     // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
     // the wire is the spread of most round trips, not of all, and a least rate read too high then
     // lifted the pace over the limit — a review measured 1.18× on a jittery wire.)

@@ -158,7 +158,8 @@ export class PaceGate {
       this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
     } else if (this.burstLeft > 0) {
       this.burstLeft -= 1;
-      this.nextRelease = now;
+      // The burst's last request goes now, and the pace takes over a gap after it.
+      this.nextRelease = this.burstLeft > 0 ? now : now + gap;
     } else {
       // A late timer is made up for as far as the pacer allows (catchUp in blind-pace.ts).
       const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
@@ -189,7 +190,7 @@ export class PaceGate {
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
     if (answer.status === 429 && ticket.anchored && ticket.sentAt >= before) this.pacer.anchorMissed();
-    // A new pause: a window's quota, once recognised, may go at once when it ends.
+    // A new pause: a window's quota, or a measured bucket's refill, may go at once when it ends.
     if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);

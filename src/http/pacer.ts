@@ -280,7 +280,10 @@ export class Pacer {
       // (the bucket may have overflowed) — but a bound all the same: a guess below it is too low.
       // A reset in whole seconds says little of a small bucket, and pacing at a low guess keeps it
       // full: without this, the pace would never find the real refill.
-      const atLeast = ((remaining - prev.remaining + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
+      // `remaining` counts whole tokens: the earlier count may have been a hair under the next
+      // one, so one token of the rise may not have dripped in between (over 30 ms, that one token
+      // alone read as 33 a second: a 40/s bucket was mirrored at 65 and met a 429 each second).
+      const atLeast = ((remaining - prev.remaining - 1 + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
       if (atLeast > this.refill) this.refill = atLeast;
     }
   }

@@ -198,7 +198,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
     for (const wake of answerWaiters.splice(0)) events.push(now, wake);
     if (status === 429) {
-      if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
+      if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} burst=${gate.pacer.burstAfter()} anchor=${JSON.stringify(gate.pacer.anchor())} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       left += 1;
     } else {
