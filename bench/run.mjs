@@ -82,6 +82,8 @@ try {
     // measured one. The same table from the simulation: `node --import tsx bench/pace-sim.ts`.
     const seconds = smoke ? 3 : Number(args.find((a) => a.startsWith('--pace-seconds='))?.slice(15) ?? 30);
     const forms = (args.find((a) => a.startsWith('--pace-headers='))?.slice(15) ?? (smoke ? 'none' : 'none,x,draft8')).split(',');
+    // --pace-wire=<ms>: the sandbox answers as if that far away, each way (docs/sandbox.md).
+    const wireDelayMs = Number(args.find((a) => a.startsWith('--pace-wire='))?.slice(12) ?? 0);
     const shapes = smoke
       ? [['token bucket 40/s, burst 10', { limiter: 'bucket', rateLimit: 40, burst: 10 }]]
       : [
@@ -98,7 +100,7 @@ try {
           ['at most 3 in flight, 40 ms each', { limiter: 'concurrency', rateLimit: 0, maxInflight: 3, latencyMs: 40 }],
         ];
     say('');
-    say(`## 1. Pace — a ${seconds}-second import per cell, over loopback`);
+    say(`## 1. Pace — a ${seconds}-second import per cell, over loopback${wireDelayMs > 0 ? ` with ${wireDelayMs} ms each way (--wire-delay)` : ''}`);
     say('');
     say(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
     say(`|---|${forms.map(() => '---').join('|')}|`);
@@ -111,7 +113,7 @@ try {
         const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
         const quota = shape.windowMs ? Math.round((R * shape.windowMs) / 1000) : 0;
         const N = Math.max(Math.round(seconds * R), 3 * quota);
-        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: headers });
+        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: headers, wireDelayMs });
         const file = leads(N, `pace-${shape.limiter}-${headers}-${N}.csv`);
         const t0 = performance.now(); // the sandbox aligns its windows to this clock
         const res = await callctl(['import', file, '--json', '--restart'], { env: { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey } });

@@ -52,6 +52,8 @@ interface Span {
   jitterMs: number;
   /** The longest round trip of its admitted answers (no request took longer one way), and its sends that failed in transport. */
   rttMaxMs: number;
+  /** The shortest round trip of its admitted answers (Infinity: none). */
+  rttMinMs: number;
   failed: number;
   /** The pause its 429 called for (ms). */
   retryAfterMs: number;
@@ -133,6 +135,16 @@ export class BlindPace {
   private spanSlow = true;
   private spanAdmitted = 0;
   private spanMaxInflight = 0;
+  /**
+   * The most requests in flight any admitted request had at its send, since a cap was last cut: a
+   * 429 with no more than that in flight is no cap's. (Over a real network the count grows with
+   * the pace times the round trip: a span after a pause admits its first few with few in flight,
+   * and the bucket's 429 after them then came with more — on a 40-ms wire, read as a cap of 7,
+   * then 4, each setting the pace free.)
+   */
+  private admittedInflightMax = 0;
+  /** What the span that met the last (non-echo) 429 admitted. */
+  private lastSpanAdmitted = Infinity;
   private lastPauseMs = Infinity;
   private readonly spans: Span[] = [];
   /** The rate measured over a long span (undefined until then). */
@@ -171,8 +183,7 @@ export class BlindPace {
   private anchorEnded = false;
   /** A bucket whose rate the spans pin (within BOUNDS_TIGHT): its least rate, and its size at that rate. */
   private refill: { rate: number; burst: number } | undefined;
-  /** The refill handed to the gate at the last pause, and to the span now open. */
-  private nextSpanBurst = 0;
+  /** What went at once when the span now open began (burstAfter). */
   private spanBurst = 0;
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
 
@@ -213,8 +224,7 @@ export class BlindPace {
       this.spanSends = [];
       this.spanRtts = [];
       this.spanFailed = 0;
-      this.spanBurst = this.nextSpanBurst;
-      this.nextSpanBurst = 0;
+      this.spanBurst = this.burstAfter();
     }
     // A budget shared through Redis feeds sends as their answers come: one sent before the pause
     // whose answer came after it belongs to no span that is still open.
@@ -262,6 +272,7 @@ export class BlindPace {
       if (this.spanStart !== undefined && o.sentAt >= this.spanStart) {
         this.spanAdmitted += 1;
         this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);
+        this.admittedInflightMax = Math.max(this.admittedInflightMax, o.inflightAtSend);
         if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
         this.admittedAt.push(o.sentAt);
         if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
@@ -271,7 +282,10 @@ export class BlindPace {
     this.consecutive429 += 1;
     const wait = o.retryAfterMs ?? this.backoff();
     // Requests sent before the last pause ended meet the same congestion: no new lesson.
-    if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) this.learn(o);
+    if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) {
+      this.lastSpanAdmitted = this.spanAdmitted;
+      this.learn(o);
+    }
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     this.lastPauseMs = wait;
     this.lastGrowthAt = undefined;
@@ -281,7 +295,7 @@ export class BlindPace {
   private learn(o: BlindAnswer): void {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0 };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0 };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -304,10 +318,11 @@ export class BlindPace {
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
     // limit is on concurrency. (Not after a measured bucket's refill went at once, all admitted: the
     // requests in flight were the refill's, and the rate ended the span.)
-    if (!(this.spanBurst > 0 && A >= this.spanBurst) && o.inflightAtSend > this.spanMaxInflight && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
+    if (!(this.spanBurst > 0 && A >= this.spanBurst) && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
       this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
       this.lastWindowCutAt = o.at;
+      this.admittedInflightMax = this.spanMaxInflight;
       this.slowStart = false;
       this.rate = Math.min(this.ceiling, Math.max(this.rate, rateBefore * 1.5));
       return;
@@ -342,13 +357,22 @@ export class BlindPace {
     return result;
   }
 
+  /**
+   * Requests that may be in flight after a pause until one sent after it is admitted: one more
+   * than the span before it admitted (what a pause of that length refilled, give or take). Over a
+   * real network the pace would send a round trip's worth before the first answer; those past the
+   * refill would all meet a 429 (a 40-ms wire: 7 of each span's 8).
+   */
+  restartCap(): number {
+    return Math.max(1, this.lastSpanAdmitted + 1);
+  }
+
   /** Requests that may go at once when a pause ends: a window's quota, once one is recognised. */
   burstAfter(): number {
     if (this.burst > 0) return this.burst;
     // A bucket measured: what the pause refills is spent at once when it ends, as the server
     // allows — paced at the rate, those tokens would never be used, and the pause would be lost.
-    this.nextSpanBurst = this.refill !== undefined && this.lastPauseMs !== Infinity ? Math.floor(REFILL_SHARE * Math.min(this.refill.burst, (this.refill.rate * this.lastPauseMs) / 1000)) : 0;
-    return this.nextSpanBurst;
+    return this.refill !== undefined && this.lastPauseMs !== Infinity ? Math.floor(REFILL_SHARE * Math.min(this.refill.burst, (this.refill.rate * this.lastPauseMs) / 1000)) : 0;
   }
 
   /**
@@ -478,6 +502,12 @@ export class BlindPace {
       this.solvedRate = Math.min(this.solvedRate * 0.97, paceAt429);
       return this.solvedRate * HOLD;
     }
+    // A span whose refused request left before any answer of it came back was one burst, not a
+    // pace (over a real network, a round trip's worth leaves at once): what it admitted is what the
+    // pause refilled, and a pace over that refill per pause is untried. A bucket refills at least
+    // that (it refilled it during the pause): no lower, and no higher until a span says so — 70 %
+    // steps from slow start's pace took a dozen 429s to come down on a 40-ms wire.
+    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0) return Math.min(paceAt429 * SHORT_SHARE, Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T)));
     return paceAt429 * SHORT_SHARE;
   }
 

@@ -73,6 +73,16 @@ export class PaceGate {
   /** The anchor last checked against the log's history (see refutes), and whether it held. */
   private anchorChecked: { quota: number; windowMs: number } | undefined;
   private seq = 0;
+  /**
+   * After a pause, at most this many requests start until as many as that are admitted
+   * (blind-pace.ts, restartCap): over a real network, the whole pace would otherwise leave before
+   * the first answer came back, and every request after the refill would meet a 429.
+   */
+  private restartCap = Infinity;
+  private restartFrom = Infinity;
+  private restartAdmitted = 0;
+  private restartSent = 0;
+  private restartFailed = 0;
   private scanSeq = 0;
   private scanMax = -Infinity;
 
@@ -90,7 +100,15 @@ export class PaceGate {
   follow(gapMs: number | undefined): void {
     if (gapMs === undefined && this.followGap !== undefined) this.pacer.seed(1000 / this.followGap);
     this.followGap = gapMs;
-    if (gapMs !== undefined) this.burstLeft = 0;
+    if (gapMs !== undefined) {
+      this.burstLeft = 0;
+      this.endRestart();
+    }
+  }
+
+  private endRestart(): void {
+    this.restartCap = Infinity;
+    this.restartFrom = Infinity;
   }
 
   /** Whether the gate follows a shared pace. */
@@ -132,6 +150,7 @@ export class PaceGate {
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
     if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+    if (this.restartSent - this.restartFailed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
@@ -168,6 +187,7 @@ export class PaceGate {
     const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined };
     this.logStart(now);
     this.inflight += 1;
+    if (now >= this.restartFrom) this.restartSent += 1;
     this.pacer.onSend(now);
     return { ticket };
   }
@@ -190,8 +210,21 @@ export class PaceGate {
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
     if (answer.status === 429 && ticket.anchored && ticket.sentAt >= before) this.pacer.anchorMissed();
-    // A new pause: a window's quota, or a measured bucket's refill, may go at once when it ends.
-    if (this.pacer.resumeAt > before && this.followGap === undefined) this.burstLeft = this.pacer.burstAfter();
+    // A new pause: a window's quota, once recognised, may go at once when it ends; until a request
+    // sent after it is admitted, no more go than the pause can have refilled.
+    if (this.pacer.resumeAt > before && this.followGap === undefined) {
+      this.burstLeft = this.pacer.burstAfter();
+      this.restartCap = Math.max(this.burstLeft, this.pacer.restartCap());
+      this.restartFrom = this.pacer.resumeAt;
+      this.restartAdmitted = 0;
+      this.restartSent = 0;
+      this.restartFailed = 0;
+    } else if (ticket.sentAt >= this.restartFrom) {
+      // One that never reached the server frees its place (a dead network must not hold the rest
+      // for good); as many admitted as the cap let go, the span goes past what the pause refilled.
+      if (answer.status === 0) this.restartFailed += 1;
+      else if (answer.status !== 429 && ++this.restartAdmitted >= this.restartCap) this.endRestart();
+    }
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);
     }

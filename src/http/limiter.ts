@@ -84,9 +84,12 @@ export class RequestLimiter {
     for (let round = 0; round < 1_000_000; round++) {
       if (this.shared) await this.sharedStart();
       const now = this.opts.now();
-      // The pace is the bottleneck when requests wait for it: others queued or held in the gate,
-      // or this one held back already (one request at a time, like paging, waits too).
-      const busy = round > 0 || (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0;
+      // The pace is the bottleneck when requests wait for it: others held in the gate, or this one
+      // held back already (one request at a time, like paging, waits too). Not requests queued for
+      // a place in flight: when --concurrency holds the sending back (a long round trip), a pace
+      // that kept doubling said nothing, and took a dozen 429s to come down once the server
+      // refused (a 40-ms wire, simulated).
+      const busy = round > 0 || this.waiting > 0;
       const verdict = this.gate.start(now, busy);
       if ('ticket' in verdict) return verdict.ticket;
       await this.wait(verdict.retryAt - now, verdict.onFinish === true);

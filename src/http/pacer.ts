@@ -152,6 +152,11 @@ export class Pacer {
     return this.anchorEnded ? undefined : this.quotaAnchor;
   }
 
+  /** After a pause, the requests that may be in flight until one is admitted (blind-pace.ts). */
+  restartCap(): number {
+    return this.headerMode ? Infinity : this.blind.restartCap();
+  }
+
   /** A request the anchor let go met a 429 (blind-pace.ts, anchorMissed). */
   anchorMissed(): void {
     if (!this.headerMode) this.blind.anchorMissed();

@@ -38,6 +38,8 @@ export interface SandboxOptions {
   maxInflight?: number;
   /** Every admitted request takes this long to answer (ms). */
   latencyMs?: number;
+  /** A network's one-way delay (ms): each request reaches the limiter, and each answer leaves, this much later. */
+  wireDelayMs?: number;
   /**
    * The rate-limit headers answers carry (default `draft6`); `none` (or false) models a service
    * that says nothing but 429 + Retry-After.
@@ -134,7 +136,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   server.on(
     'request',
-    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
+    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, wireDelayMs: opts.wireDelayMs ?? 0, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
   );
   await listen(opts.port ?? 4010);
   const port = (server.address() as AddressInfo).port;

@@ -6,7 +6,7 @@
  * (stats, outage) that benchmarks use when the sandbox runs as its own process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Answer, failure, MAX_BODY_BYTES, readBody, send } from './http.js';
+import { type Answer, failure, MAX_BODY_BYTES, readBody, send as sendNow } from './http.js';
 import type { FaultPlan } from './faults.js';
 import type { RateLimit } from './ratelimit.js';
 import { callbackRoute, route, type Route, type Scope } from './routes.js';
@@ -35,6 +35,8 @@ export interface PipelineOptions {
   limit: RateLimit;
   /** Every admitted request takes this long to answer (ms). */
   latencyMs: number;
+  /** A network's one-way delay (ms): each request reaches the limiter, and each answer leaves, this much later. */
+  wireDelayMs: number;
   faults: FaultPlan;
   faultDelayMs: number;
   stats: SandboxStats;
@@ -70,6 +72,12 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
   const count = (name: string) => {
     o.stats.requests += 1;
     o.stats.byRoute[name] = (o.stats.byRoute[name] ?? 0) + 1;
+  };
+
+  // Every answer — a 429 too — crosses the wire back (`--wire-delay`).
+  const send = (res: ServerResponse, answer: Answer, extra?: Record<string, string>): void => {
+    if (o.wireDelayMs > 0) setTimeout(() => sendNow(res, answer, extra), o.wireDelayMs).unref();
+    else sendNow(res, answer, extra);
   };
 
   return (req, res) => {
@@ -123,6 +131,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
       return send(res, failure(413, 'body_too_large', `the body is over ${MAX_BODY_BYTES / 1024} KiB`), { connection: 'close' });
     }
 
+    if (o.wireDelayMs > 0) await new Promise((done) => setTimeout(done, o.wireDelayMs));
     const caller = isCallback ? widgetCaller(req) : restCaller(req);
     if ('refused' in caller) return send(res, failure(401, 'unauthorized', caller.refused));
 

@@ -52,6 +52,8 @@ export interface SimResult {
   sustained: number;
   /** Whether a window's log still timed the starts at the end (docs/pacing.md rule 7). */
   anchored: boolean;
+  /** The pace the pacer held at the end (requests per second). */
+  pace: number;
 }
 
 /** mulberry32: a small seeded random in [0, 1). */
@@ -161,8 +163,10 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
       attempt();
     }
   };
-  const attempt = () => {
-    const v = gate.start(now, left > 0 || waiting > 1);
+  // As limiter.ts asks: the pace is the bottleneck when this request was held by the gate already,
+  // or others are held there (not when requests wait for a place in flight: --concurrency).
+  const attempt = (held = false) => {
+    const v = gate.start(now, held || waiting > 0);
     if ('retryAt' in v) {
       waiting += 1;
       let woken = false;
@@ -170,7 +174,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
         if (woken) return;
         woken = true;
         waiting -= 1;
-        attempt();
+        attempt(true);
       };
       // Held by a full window: the next answer frees it (as limiter.ts wakes it), or the timer.
       if (v.onFinish) answerWaiters.push(wake);
@@ -229,7 +233,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const idealMs = idealWall(server, rows, concurrency, t0);
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace };
 }
 
 /** The least wall time the server allows for `rows` requests started at `t0`. */

@@ -140,6 +140,38 @@ test('a bucket of 5 refilling 10 a second, read at first as a window of 6: the l
   }
 });
 
+test('over a real network (40 ms each way, the default 4 in flight), a 429 is not multiplied by the round trip', () => {
+  // On loopback an answer comes back before the next request leaves; 40 ms away, a round trip's
+  // worth of requests has left before the 429 that ends a span comes back, and each met a 429 too.
+  // After each pause now no more go than the span before admitted, until that many are admitted;
+  // a span that was one burst sets the pace by its refill per pause, not by 70 % steps from slow
+  // start's pace; and the pace grows only while it holds requests back, not while --concurrency
+  // does. Before: 52–60 429s on 4/s burst 40 and 10/s burst 10, 65–80 % on 10/s burst 5.
+  const wire = { min: 40, spread: 5 };
+  for (const [rate, burst] of [[4, 40], [10, 10], [10, 5]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'bucket', rate, burst, headers: 'none' }, { seed, wire });
+      assert.ok(r.throttled <= 12, `${rate}/${burst}, seed ${seed}: ${r.throttled} 429s of ${r.requests}`);
+      assert.ok(r.share >= 0.85, `${rate}/${burst}, seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    }
+  }
+  // With --concurrency 8, a round trip's worth is eight: 80 ms away, 10/s burst 5 held 43–51 % and
+  // 4/s burst 40 met 22 429s without the cap after a pause, the burst's reading, or the most in
+  // flight ever admitted (a span's first few are admitted with few in flight, and the 429 after
+  // them was read as a cap that set the pace free).
+  for (const [rate, burst, w, most429, least] of [[10, 5, { min: 80, spread: 10 }, 24, 0.8], [10, 10, { min: 40, spread: 5 }, 24, 0.9], [4, 40, { min: 80, spread: 10 }, 18, 0.9]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'bucket', rate, burst, headers: 'none' }, { seed, wire: w, concurrency: 8 });
+      assert.ok(r.throttled <= most429 && r.share >= least, `--concurrency 8, ${rate}/${burst} over ${w.min} ms, seed ${seed}: ${(r.share * 100).toFixed(1)} %, ${r.throttled} 429s`);
+    }
+  }
+  // 4 in flight over 85-ms round trips send 47 a second at most: a window of 100 never refuses,
+  // and the pace must not have doubled on and on meanwhile (it reached 10^180).
+  const bound = simulate({ shape: 'window', rate: 100, windowMs: 1000, headers: 'none' }, { wire });
+  assert.equal(bound.throttled, 0);
+  assert.ok(bound.pace < 1000, `pace ${bound.pace.toExponential(2)}/s`);
+});
+
 test('the bucket bounds never run the pace away: over a jittery wire, and for three processes on one budget', async () => {
   // Found in review: a coarse search stepped over the narrow stretch of rates that fit and landed on
   // a false one above it (a bucket of one or two at a high rate, refusing only through the jitter's

@@ -143,6 +143,17 @@ test('rate limit: a token bucket per key, 429 with Retry-After and RateLimit-* h
   assert.equal(q.headers['ratelimit-limit'], undefined);
 });
 
+test('--wire-delay: every answer, a 429 too, comes a round trip late, and the limiter counts a request when it arrives', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 1, burst: 1, wireDelayMs: 60 });
+  // Two at once: the first arrives 60 ms later and is admitted, the second is refused — both answers
+  // take the way back too.
+  const t0 = performance.now();
+  const [a, b] = await Promise.all([call(sb, 'GET', '/contacts'), call(sb, 'GET', '/contacts')]);
+  const took = performance.now() - t0;
+  assert.deepEqual([a.status, b.status].sort(), [200, 429]);
+  assert.ok(took >= 115, `both answered after ${took.toFixed(0)} ms`);
+});
+
 test('faults: 500, 503, drops and held replies all occur; a write fault may land after the write', async (t) => {
   let seed = 7;
   const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);

@@ -16,6 +16,7 @@ export function registerSandbox(program: Command, bind: Bind): void {
     .option('--window <ms>', 'window length for --limiter window|sliding (quota = rate × window)', integer(1), 1000)
     .option('--max-inflight <n>', 'for --limiter concurrency: most requests answered at once', integer(1), 4)
     .option('--latency <ms>', 'every admitted request takes this long to answer', integer(0), 0)
+    .option('--wire-delay <ms>', 'a network\'s one-way delay: each request reaches the limiter, and each answer (429s too) leaves, this much later', integer(0, 10_000), 0)
     .addOption(new Option('--ratelimit-headers <form>', 'rate-limit headers on answers: none (only 429 + Retry-After), draft6 (RateLimit-*), draft8 (RateLimit-Policy + RateLimit), x (X-RateLimit-*, Unix-time reset)').choices(HEADER_STYLES).default('draft6'))
     .option('--faults <p>', 'share of requests that fail (500, 503, dropped, held back)', decimal(0, 1), 0)
     .option('--fault-delay <ms>', 'how long a held-back reply waits', integer(0), 5000)

@@ -22,6 +22,7 @@ export function sandboxOptions(_args: string[], opts: Record<string, unknown>): 
     windowMs: num(opts.window, 1000),
     maxInflight: num(opts.maxInflight, 4),
     latencyMs: num(opts.latency, 0),
+    wireDelayMs: num(opts.wireDelay, 0),
     rateLimitHeaders: choice(opts.ratelimitHeaders, HEADER_STYLES) ?? 'draft6',
     faults: num(opts.faults, 0),
     faultDelayMs: num(opts.faultDelay, 5000),

@@ -49,7 +49,7 @@ export async function run(ctx: Context, o: SandboxCommandOptions): Promise<numbe
 
 function describeLimit(o: SandboxCommandOptions): string {
   const headers = `headers ${o.rateLimitHeaders}`;
-  const latency = o.latencyMs ? `, latency ${o.latencyMs} ms` : '';
+  const latency = (o.latencyMs ? `, latency ${o.latencyMs} ms` : '') + (o.wireDelayMs ? `, ${o.wireDelayMs} ms each way` : '');
   switch (o.limiter) {
     case 'concurrency':
       return `at most ${String(o.maxInflight)} in flight, ${headers}${latency}`;
