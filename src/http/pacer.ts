@@ -96,6 +96,8 @@ export class Pacer {
   private quotaSentAt = -Infinity;
   private fullAt: number | undefined;
   private regainedSum = 0;
+  /** What a bucket's 429 proved it refills at least (on429): no measured refill goes under it. */
+  private refillFloor = 0;
   private intervalSum = 0;
   /**
    * Header regime: a window told from a bucket by its spans (see windowSpan). The current span
@@ -273,7 +275,7 @@ export class Pacer {
       this.regainedSum = this.regainedSum * fade + (remaining - prev.remaining + (this.answered - prev.answered));
       this.intervalSum = this.intervalSum * fade + dt;
       if (this.intervalSum >= REFILL_MIN_SPAN_MS && this.regainedSum > 0) {
-        this.refill = (this.regainedSum / this.intervalSum) * 1000 * REFILL_SAFETY;
+        this.refill = Math.max(this.refillFloor, (this.regainedSum / this.intervalSum) * 1000 * REFILL_SAFETY);
         return;
       }
     }
@@ -299,6 +301,15 @@ export class Pacer {
     const echo = o.sentAt < this.pausedUntil;
     this.consecutive429 += 1;
     const wait = o.retryAfterMs ?? this.backoff();
+    const rl = o.rateLimit;
+    if (!echo && o.retryAfterMs !== undefined && rl?.resetMs !== undefined && rl.limit !== undefined && o.retryAfterMs < rl.resetMs / 2) {
+      // Asked back well before the quota is whole again: a bucket, whose reset is when it is full,
+      // and so refills at least what it lacks over that time (a window's quota comes back at its
+      // reset, and its Retry-After says so). A refill measured below that — answers that overtook
+      // each other can make it nothing — had a bucket of 40 refilling 2 a second waited out until
+      // full, 20 s (47 % of the limit).
+      this.refillFloor = Math.max(this.refillFloor, ((rl.limit - (rl.remaining ?? 0)) / rl.resetMs) * 1000 * REFILL_SAFETY);
+    }
     if (!echo) {
       this.windowSpan(o.at + wait, wait, o.rateLimit);
       this.credits = 0;
