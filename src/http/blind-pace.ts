@@ -310,7 +310,7 @@ export class BlindPace {
     }
     // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a
     // cap either (the quota's requests were all in flight together by design).
-    if (this.burst > 0 && A >= this.burst && !this.slowStart) {
+    if (this.burst > 0 && A >= Math.max(this.burst, this.anchorQuota) && !this.slowStart) {
       this.spans.push(span);
       if (this.spans.length > 4) this.spans.shift();
       return;
@@ -395,12 +395,13 @@ export class BlindPace {
    */
   anchorMissed(): void {
     this.anchorEnded = true;
-    this.burst = 0;
-    this.burstRefuted = true;
   }
 
   private judgeBurst(cur: Span): void {
-    if (this.burst > 0 && cur.A < this.burst) {
+    // A window admits its whole quota after a pause: a span that began with it at once and admitted
+    // less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5 each time, and
+    // met a 429 each second) is no window's.
+    if (this.burst > 0 && cur.A < Math.max(this.burst, this.anchorQuota)) {
       this.burst = 0;
       this.burstRefuted = true;
       return;
@@ -451,12 +452,22 @@ export class BlindPace {
     // it no time once what each pause refills is spent at once after it (burstAfter), only the 429
     // itself.
     const small = least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000;
+    // A bucket for sure once two spans after pauses admitted different counts; until then (every
+    // span after a pause admitting the same count, as a window's do whatever their lengths) the
+    // bounds' slack for the wire can fit a bucket to a window — a fixed window of 50 per 2 s paced
+    // as a bucket of 22 a second held 79 %, and rule 5 never saw it at that pace.
+    const afterPause = this.spans.filter((x) => x.pauseMs !== Infinity);
+    const fewest = Math.min(...afterPause.map((x) => x.A));
+    const bucketLike = afterPause.length >= 2 && !afterPause.every((x) => x.A - fewest <= Math.max(1, WINDOW_SAME * fewest));
     if (tight) {
       // Every rate that fits lies within a few per cent: the bucket is measured.
-      this.refill = { rate: least.rate, burst: least.burst };
+      if (bucketLike) this.refill = { rate: least.rate, burst: least.burst };
       // One that holds all a pause refills loses no time by a 429 (burstAfter spends it): the pace
-      // goes just at the rate. One that a pause fills to the brim loses what overflowed.
-      if (least.burst >= (least.rate * cur.pauseMs) / 1000) return Math.min(least.upper, paceAt429);
+      // goes just at the rate — once two spans after pauses admitted different counts (before, the
+      // pace by span stands, and a window is recognised by rule 5). One that a pause fills to the
+      // brim loses what overflowed.
+      if (!small && !bucketLike) return base;
+      if (!small && least.burst >= (least.rate * cur.pauseMs) / 1000) return Math.min(least.upper, paceAt429);
       // A small one — each 429 costs its pause: hold just under the least of the rates.
       this.solvedRate = Math.min(least.rate, paceAt429);
       this.burstEstimate = least.burst;
