@@ -113,6 +113,8 @@ const BOUNDS_COARSE = 0.02;
 const BUCKET_NOT_WINDOW = 0.4;
 /** …or when one that fits would refill this share of the quota in a window's length. */
 const BUCKET_REFILLS_QUOTA = 0.75;
+/** A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this quota up. */
+const BURST_MIN_QUOTA = 50;
 /** Of what a measured bucket's pause refilled, this share goes at once when the pause ends. */
 const REFILL_SHARE = 0.9;
 /** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
@@ -173,6 +175,8 @@ export class BlindPace {
    */
   private burst = 0;
   private burstRefuted = false;
+  /** The last span under a recognised window admitted less than its quota (see judgeBurst). */
+  private shortOfQuota = false;
   /**
    * A recognised window's quota and length (see anchor): the length is the pause a 429 called for
    * after a quota sent at once from a window's start — ceil(length − the little the quota took).
@@ -286,8 +290,10 @@ export class BlindPace {
       this.lastSpanAdmitted = this.spanAdmitted;
       this.learn(o);
     }
+    // (An echo that calls for no longer pause leaves the pause's length as it was: the burst after
+    // it, and the span's reading of it, go by the pause that holds.)
+    if (o.at + wait >= this.pausedUntil) this.lastPauseMs = wait;
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
-    this.lastPauseMs = wait;
     this.lastGrowthAt = undefined;
     return wait;
   }
@@ -311,6 +317,7 @@ export class BlindPace {
     // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a
     // cap either (the quota's requests were all in flight together by design).
     if (this.burst > 0 && A >= Math.max(this.burst, this.anchorQuota) && !this.slowStart) {
+      this.shortOfQuota = false;
       this.spans.push(span);
       if (this.spans.length > 4) this.spans.shift();
       return;
@@ -395,13 +402,24 @@ export class BlindPace {
    */
   anchorMissed(): void {
     this.anchorEnded = true;
+    // Without the log, each window's quota goes at once and a 429 ends it: one request in Q is a
+    // 429. Under BURST_MIN_QUOTA that is over 2 %, and the window's reading ends with the log (a
+    // bucket of 5 refilling 10 a second, read as a window of 6, went on so: 65 %, 11 % 429s).
+    if (this.anchorQuota < BURST_MIN_QUOTA) {
+      this.burst = 0;
+      this.burstRefuted = true;
+    }
   }
 
   private judgeBurst(cur: Span): void {
-    // A window admits its whole quota after a pause: a span that began with it at once and admitted
-    // less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5 each time, and
-    // met a 429 each second) is no window's.
-    if (this.burst > 0 && cur.A < Math.max(this.burst, this.anchorQuota)) {
+    // A window admits its whole quota after a pause: two spans in a row that began with it at once
+    // and admitted less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5
+    // each time, and met a 429 each second) are no window's. One alone may be: a request the
+    // server counted that timed out here, an answer still on its way, another client's request.
+    const short = this.burst > 0 && cur.A + cur.failed < Math.max(this.burst, this.anchorQuota);
+    const twice = short && this.shortOfQuota;
+    this.shortOfQuota = short;
+    if (this.burst > 0 && (cur.A < this.burst || twice)) {
       this.burst = 0;
       this.burstRefuted = true;
       return;

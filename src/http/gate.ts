@@ -82,7 +82,9 @@ export class PaceGate {
   private restartFrom = Infinity;
   private restartAdmitted = 0;
   private restartSent = 0;
-  private restartFailed = 0;
+  /** Of those started: refused or lost (their places free again), and not yet answered. */
+  private restartFreed = 0;
+  private restartOpen = 0;
   private scanSeq = 0;
   private scanMax = -Infinity;
 
@@ -150,7 +152,11 @@ export class PaceGate {
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
     if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-    if (this.restartSent - this.restartFailed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+    if (this.restartSent - this.restartFreed >= this.restartCap) {
+      // Held only while one of them is still on its way: an answer will free or lift it.
+      if (this.restartOpen > 0) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+      this.endRestart();
+    }
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
@@ -187,7 +193,10 @@ export class PaceGate {
     const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined };
     this.logStart(now);
     this.inflight += 1;
-    if (now >= this.restartFrom) this.restartSent += 1;
+    if (now >= this.restartFrom) {
+      this.restartSent += 1;
+      this.restartOpen += 1;
+    }
     this.pacer.onSend(now);
     return { ticket };
   }
@@ -218,12 +227,15 @@ export class PaceGate {
       this.restartFrom = this.pacer.resumeAt;
       this.restartAdmitted = 0;
       this.restartSent = 0;
-      this.restartFailed = 0;
+      this.restartFreed = 0;
+      this.restartOpen = 0;
     } else if (ticket.sentAt >= this.restartFrom) {
       // One that never reached the server frees its place (a dead network must not hold the rest
       // for good); as many admitted as the cap let go, the span goes past what the pause refilled.
-      if (answer.status === 0) this.restartFailed += 1;
-      else if (answer.status !== 429 && ++this.restartAdmitted >= this.restartCap) this.endRestart();
+      // (A 429 that called for no new pause — a Retry-After of 0 — frees its place too.)
+      this.restartOpen -= 1;
+      if (answer.status === 0 || answer.status === 429) this.restartFreed += 1;
+      else if (++this.restartAdmitted >= this.restartCap) this.endRestart();
     }
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);

@@ -96,8 +96,14 @@ export class Pacer {
   private quotaSentAt = -Infinity;
   private fullAt: number | undefined;
   private regainedSum = 0;
-  /** What a bucket's 429 proved it refills at least (on429): no measured refill goes under it. */
+  /**
+   * What a bucket's 429 says it refills at least (on429) — no measured refill goes under it once
+   * a count has been seen to rise well before the reset (`refillSeen`): a window whose 429s ask
+   * back sooner than its reset (a constant Retry-After) gets none.
+   */
   private refillFloor = 0;
+  private refillSeen = false;
+  private lastRemaining: number | undefined;
   private intervalSum = 0;
   /**
    * Header regime: a window told from a bucket by its spans (see windowSpan). The current span
@@ -246,6 +252,10 @@ export class Pacer {
     if (o.sentAt < this.quotaSentAt) return;
     this.quotaSentAt = o.sentAt;
     this.credits = Math.max(0, remaining - o.inflightOthers);
+    // A count that rose a second or more before the quota was due whole again: tokens come back
+    // before the reset, as a bucket's do (a window's come back at it).
+    if (this.lastRemaining !== undefined && remaining > this.lastRemaining && this.fullAt !== undefined && o.at < this.fullAt - 1000) this.refillSeen = true;
+    this.lastRemaining = remaining;
     // Whatever the limiter's shape, its reset is when the quota is whole again.
     this.fullAt = rl.resetMs !== undefined && remaining < (this.capacity ?? Infinity) ? o.at + rl.resetMs : undefined;
 
@@ -253,6 +263,7 @@ export class Pacer {
       this.refill = (rl.limit / rl.windowMs) * 1000;
     } else {
       this.measureRefill(o.at, remaining, rl);
+      if (this.refillSeen) this.refill = Math.max(this.refill, this.refillFloor);
     }
     if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
       // A fixed window with nothing left: nothing refills until it resets.
@@ -275,7 +286,7 @@ export class Pacer {
       this.regainedSum = this.regainedSum * fade + (remaining - prev.remaining + (this.answered - prev.answered));
       this.intervalSum = this.intervalSum * fade + dt;
       if (this.intervalSum >= REFILL_MIN_SPAN_MS && this.regainedSum > 0) {
-        this.refill = Math.max(this.refillFloor, (this.regainedSum / this.intervalSum) * 1000 * REFILL_SAFETY);
+        this.refill = (this.regainedSum / this.intervalSum) * 1000 * REFILL_SAFETY;
         return;
       }
     }
@@ -304,10 +315,9 @@ export class Pacer {
     const rl = o.rateLimit;
     if (!echo && o.retryAfterMs !== undefined && rl?.resetMs !== undefined && rl.limit !== undefined && o.retryAfterMs < rl.resetMs / 2) {
       // Asked back well before the quota is whole again: a bucket, whose reset is when it is full,
-      // and so refills at least what it lacks over that time (a window's quota comes back at its
-      // reset, and its Retry-After says so). A refill measured below that — answers that overtook
-      // each other can make it nothing — had a bucket of 40 refilling 2 a second waited out until
-      // full, 20 s (47 % of the limit).
+      // refills at least what it lacks over that time (a window's quota comes back at its reset).
+      // A refill measured below that — answers that overtook each other can make it nothing — had
+      // a bucket of 40 refilling 2 a second waited out until full, 20 s (47 % of the limit).
       this.refillFloor = Math.max(this.refillFloor, ((rl.limit - (rl.remaining ?? 0)) / rl.resetMs) * 1000 * REFILL_SAFETY);
     }
     if (!echo) {

@@ -105,3 +105,29 @@ test('bucketBounds: the rates that fit can be two stretches; the bound from abov
   assert.ok(b !== undefined && b.rate <= 20, JSON.stringify(b));
   assert.ok(b.upper >= 20, `the rate is 20, the bound from above says under ${b.upper.toFixed(2)}`);
 });
+
+test('after a pause, a 429 that calls for no new pause (Retry-After 0) frees its place: the next request is not held for good', async () => {
+  // Found in review: the cap after a pause (restartCap) counted such a 429 neither admitted nor
+  // failed, and with nothing left in flight nothing would ever wake the held requests.
+  const { PaceGate } = await import('../../src/http/gate.js');
+  const gate = new PaceGate({ random: () => 0.5 });
+  const start = (now: number) => {
+    const v = gate.start(now, false);
+    assert.ok('ticket' in v, `a request may start at ${now} ms: ${JSON.stringify(v)}`);
+    return v.ticket;
+  };
+  // A span that admitted nothing: the cap after its pause is one request.
+  gate.finish(start(0), { status: 429, retryAfterMs: 1000 }, 10);
+  const r1 = start(1010);
+  gate.finish(r1, { status: 429, retryAfterMs: 0 }, 1010);
+  // Nothing is in flight: the next request starts once the pace allows, not "when an answer comes".
+  let now = 1010;
+  let v = gate.start(now, false);
+  for (let i = 0; i < 20 && 'retryAt' in v; i++) {
+    assert.ok(!v.onFinish, `held for an answer that will never come, at ${now} ms`);
+    now = v.retryAt;
+    v = gate.start(now, false);
+  }
+  assert.ok('ticket' in v && now < 5000, `started at ${now} ms`);
+});
+
