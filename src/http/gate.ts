@@ -82,9 +82,8 @@ export class PaceGate {
   private restartFrom = Infinity;
   private restartAdmitted = 0;
   private restartSent = 0;
-  /** Of those started: refused or lost (their places free again), and not yet answered. */
+  /** Of those started, refused or lost: their places are free again. */
   private restartFreed = 0;
-  private restartOpen = 0;
   private scanSeq = 0;
   private scanMax = -Infinity;
 
@@ -152,11 +151,9 @@ export class PaceGate {
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
     if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-    if (this.restartSent - this.restartFreed >= this.restartCap) {
-      // Held only while one of them is still on its way: an answer will free or lift it.
-      if (this.restartOpen > 0) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-      this.endRestart();
-    }
+    // (Held, one of them is still on its way — fewer than the cap are admitted, and the rest are not
+    // freed — so an answer will free a place or lift the cap.)
+    if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
@@ -193,10 +190,7 @@ export class PaceGate {
     const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined };
     this.logStart(now);
     this.inflight += 1;
-    if (now >= this.restartFrom) {
-      this.restartSent += 1;
-      this.restartOpen += 1;
-    }
+    if (now >= this.restartFrom) this.restartSent += 1;
     this.pacer.onSend(now);
     return { ticket };
   }
@@ -228,12 +222,10 @@ export class PaceGate {
       this.restartAdmitted = 0;
       this.restartSent = 0;
       this.restartFreed = 0;
-      this.restartOpen = 0;
     } else if (ticket.sentAt >= this.restartFrom) {
       // One that never reached the server frees its place (a dead network must not hold the rest
       // for good); as many admitted as the cap let go, the span goes past what the pause refilled.
       // (A 429 that called for no new pause — a Retry-After of 0 — frees its place too.)
-      this.restartOpen -= 1;
       if (answer.status === 0 || answer.status === 429) this.restartFreed += 1;
       else if (++this.restartAdmitted >= this.restartCap) this.endRestart();
     }

@@ -131,3 +131,28 @@ test('after a pause, a 429 that calls for no new pause (Retry-After 0) frees its
   assert.ok('ticket' in v && now < 5000, `started at ${now} ms`);
 });
 
+
+test('an echo 429 that calls for a shorter pause leaves the pause as it was: two spans after pauses of a second read as a window', () => {
+  // Found in review: every 429 rewrote the pause's length, an echo (sent before the pause) too.
+  // One with Retry-After 0.1 s made the next span one "after a pause of 100 ms", and the window
+  // its equal count shows was not read (nor the burst after a pause sized by the right length).
+  const pace = new BlindPace({}, () => 0.5);
+  const answer = (sentAt: number, status: number, retryAfterMs?: number) => pace.observe({ at: sentAt + 0.5, sentAt, status, retryAfterMs, inflightAtSend: 0 });
+  // Ten admitted over 1.4 s, then ten at once after the pause: a bucket would have admitted more in
+  // the longer span (what dripped in), so equal counts are a window's.
+  for (let t = 0; t < 1400; t += 140) {
+    pace.onSend(t);
+    answer(t, 200);
+  }
+  pace.onSend(1400);
+  pace.onSend(1400.2);
+  answer(1400, 429, 1000);
+  answer(1400.2, 429, 100); // the echo
+  for (let t = 2401; t < 2411; t += 1) {
+    pace.onSend(t);
+    answer(t, 200);
+  }
+  pace.onSend(2411);
+  answer(2411, 429, 1000);
+  assert.equal(pace.burstAfter(), 9, 'a window of 10 recognised: 9 go at once after the pause');
+});
