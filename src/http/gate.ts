@@ -57,6 +57,8 @@ export class PaceGate {
   private low: number | null = null;
   private lowAt = 0;
   private lowAnsweredAt = -Infinity;
+  /** The server's last "whole again" instant that the mirror was filled at (header regime). */
+  private wholeAt: number | undefined;
   /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
   private followGap: number | undefined;
   private readonly ceilingGap: number;
@@ -157,17 +159,22 @@ export class PaceGate {
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       let credits = this.remainingAt(now) - this.inflight;
-      // The server said when its quota is whole again (a window's end, a bucket's refill): from
-      // then on, a request may go whatever the refill estimate says (the answers tell the rest).
-      if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt) {
-        this.low = this.inflight + 1;
+      // The server said when its quota is whole again (a window's end, a bucket's refill): then
+      // the mirror is whole whatever the refill estimate says (the answers tell the rest). Once
+      // for each such instant: granting one more each time a request asked after it (as this
+      // did until stop 26) let every waiting request go at once when a pause ended there — a
+      // bucket of one met three 429s for each request admitted, and each 429's pause ended on
+      // the next such instant (docs/pacing.md, "With headers").
+      if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt && s.fullAt !== this.wholeAt) {
+        this.wholeAt = s.fullAt;
+        this.low = Math.max(s.capacity ?? 1, this.remainingAt(now));
         this.lowAt = now;
-        credits = 1;
+        credits = this.low - this.inflight;
       }
       if (credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.
         const untilCredit = s.refillPerSec > 0 ? ((1 - credits) / s.refillPerSec) * 1000 : 250;
-        const untilFull = s.fullAt !== undefined ? s.fullAt - now : Infinity;
+        const untilFull = s.fullAt !== undefined && s.fullAt !== this.wholeAt ? s.fullAt - now : Infinity;
         return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
     }

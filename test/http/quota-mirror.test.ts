@@ -1,0 +1,61 @@
+// The quota mirror of the header regime (gate.ts, docs/pacing.md "With headers"): the instant the
+// server says its quota is whole again fills the mirror once, to what the quota holds — it does not
+// let every request waiting at that instant go. Driven by hand on a virtual clock.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PaceGate, type Ticket } from '../../src/http/gate.js';
+import type { RateLimitInfo } from '../../src/http/ratelimit-headers.js';
+
+/** How many of `waiting` requests asking at `now` start then. */
+function startsAt(gate: PaceGate, now: number, waiting: number): Ticket[] {
+  const started: Ticket[] = [];
+  for (let i = 0; i < waiting; i++) {
+    const v = gate.start(now, true);
+    if ('ticket' in v) started.push(v.ticket);
+  }
+  return started;
+}
+
+test('a bucket of one (draft 8, 20 a second): when a 429 pause ends on the "whole again" instant, one request goes, not all four waiting', () => {
+  const info = (remaining: number): RateLimitInfo => ({ limit: 20, remaining, resetMs: 1000, windowMs: 1000 });
+  const gate = new PaceGate({ random: () => 0.5 });
+  const [first] = startsAt(gate, 0, 1);
+  assert.ok(first);
+  gate.finish(first, { status: 200, rateLimit: info(0) }, 2);
+  // (The first went before any count was known, at the blind regime's first pace, 10 a second.)
+  const [second] = startsAt(gate, 100, 1);
+  assert.ok(second, 'the refill (20 a second) lets the next one go');
+  // Another client took the token: a 429 asking back in a second, its quota whole by then too.
+  const pause = gate.finish(second, { status: 429, rateLimit: info(0), retryAfterMs: 1000 }, 102);
+  assert.equal(pause, 1000);
+  assert.deepEqual(startsAt(gate, 500, 4), [], 'nothing goes during the pause');
+  const resumed = startsAt(gate, 1102, 4);
+  assert.equal(resumed.length, 1, 'the bucket holds one: one request goes when the pause ends');
+  // The rest wait for its answer or the refill, and then go one a refill apart.
+  gate.finish(resumed[0] as Ticket, { status: 200, rateLimit: info(0) }, 1104);
+  assert.equal(startsAt(gate, 1110, 4).length, 0);
+  assert.equal(startsAt(gate, 1155, 4).length, 1);
+});
+
+test('a fixed window of 10 (RateLimit-Limit/-Remaining/-Reset, no refill between resets): the whole quota goes when the reset comes, once', () => {
+  const info = (remaining: number, resetMs: number): RateLimitInfo => ({ limit: 10, remaining, resetMs });
+  const gate = new PaceGate({ random: () => 0.5 });
+  let now = 0;
+  // The first span: ten admitted at once, counts 9…0, each reporting the window's end 1 s away.
+  const sent: Ticket[] = [];
+  for (let i = 0; i < 10 && sent.length < 10; i++) {
+    const v = gate.start(now, true);
+    if ('ticket' in v) sent.push(v.ticket);
+    else now = v.retryAt;
+  }
+  assert.ok(sent.length >= 1);
+  now += 3;
+  sent.forEach((t, i) => gate.finish(t, { status: 200, rateLimit: info(sent.length - 1 - i, 1000) }, now));
+  // The last count said nothing is left until the reset (1 s after it): at the reset, the whole
+  // quota is there again and goes at once; a second ask at the same instant gets nothing more.
+  const atReset = now + 1000;
+  const burst = startsAt(gate, atReset, 20);
+  assert.ok(burst.length <= 10, `no more than the quota goes at the reset (${burst.length})`);
+  assert.ok(burst.length >= 1, 'the reset lets requests go');
+  assert.equal(startsAt(gate, atReset, 5).length, 0, 'the reset fills the mirror once');
+});
