@@ -113,6 +113,9 @@ export class Pacer {
   private spanFrom = -Infinity;
   private spanPauseMs = Infinity;
   private spanAdmitted = 0;
+  /** The span's first admitted send, and the longest round trip among its admitted requests. */
+  private spanFirstSent = Infinity;
+  private spanRoundTrip = 0;
   private readonly spanCounts = new Set<number>();
   private spanRefilled = false;
   private spanLimit: number | undefined;
@@ -240,6 +243,8 @@ export class Pacer {
     if (o.status !== 429) this.answered += 1;
     if (o.status !== 429 && o.sentAt >= this.spanFrom) {
       this.spanAdmitted += 1;
+      this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
+      this.spanRoundTrip = Math.max(this.spanRoundTrip, o.at - o.sentAt);
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
@@ -321,7 +326,7 @@ export class Pacer {
       this.refillFloor = Math.max(this.refillFloor, ((rl.limit - (rl.remaining ?? 0)) / rl.resetMs) * 1000 * REFILL_SAFETY);
     }
     if (!echo) {
-      this.windowSpan(o.at + wait, wait, o.rateLimit);
+      this.windowSpan(o.at + wait, wait, o.rateLimit, o.sentAt);
       this.credits = 0;
       // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
       // spent, not that the refill is lower.
@@ -340,14 +345,26 @@ export class Pacer {
    * window, if longer): the gate then keeps to it (blind-pace.ts, anchor, says why that is safe). A bucket
    * refills during a span — one count reported twice — or admits more than its size.
    */
-  private windowSpan(resumeAt: number, waitMs: number, rl: RateLimitInfo | undefined): void {
+  private windowSpan(resumeAt: number, waitMs: number, rl: RateLimitInfo | undefined, refusedSentAt: number): void {
     const limit = rl?.limit ?? this.spanLimit;
-    // Only a policy's quota (draft 8) is a refill whatever the limiter's shape: a bucket's `q` per
-    // `w` is its rate, and a log kept to it never holds a bucket under its rate. `RateLimit-Limit`
-    // and `X-RateLimit-Limit` give a bucket's size, which its quick spans after pauses admit
-    // exactly, each count once, as a window's do — and a log kept to that would hold a bucket of
-    // 5 refilling 40 a second to 5 a second, with no 429 ever to say so.
-    const windowLike = rl?.windowMs !== undefined && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
+    // A policy's quota (draft 8) is a refill whatever the limiter's shape: a bucket's `q` per `w`
+    // is its rate, and a log kept to it never holds a bucket under its rate. `RateLimit-Limit` and
+    // `X-RateLimit-Limit` give a bucket's size, which its quick spans after pauses admit exactly,
+    // each count once, as a window's do — a log kept to that would hold a bucket of 5 refilling
+    // 40 a second to 5 a second, with no 429 ever to say so. So without a policy the span must
+    // also prove that no bucket which a log of `limit` per pause would hold back fits it: a
+    // bucket refilling r admits one more within 1/r of the span's first request, so a refusal
+    // that reached the server D after it proves r < 1/D, and D ≥ pause / limit proves r below
+    // the log's pace (docs/pacing.md, "With headers"). The round trip is taken off D: arrivals
+    // stray from sends by that much at most. And D must be under a second: the window's length is
+    // read from the Retry-After, which after a quota sent at a window's start is that length in
+    // whole seconds only if the refusal came within the first second (a sliding window of 2 s,
+    // refused 1.2 s into it, asked back in 1 s, and a log of 1 s met a 429 at once).
+    const after = refusedSentAt - this.spanFirstSent;
+    const provesWindow =
+      rl?.windowMs !== undefined ||
+      (limit !== undefined && after - this.spanRoundTrip >= (Math.max(waitMs, this.spanPauseMs) / limit) * 1.05 && after + this.spanRoundTrip < 1000);
+    const windowLike = provesWindow && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
     this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
@@ -355,6 +372,8 @@ export class Pacer {
     this.spanFrom = resumeAt;
     this.spanPauseMs = waitMs;
     this.spanAdmitted = 0;
+    this.spanFirstSent = Infinity;
+    this.spanRoundTrip = 0;
     this.spanCounts.clear();
     this.spanRefilled = false;
   }

@@ -64,10 +64,14 @@ test('with a policy (draft 8): a bucket, whose spans admit more than the quota o
   const gate = new PaceGate({ random: () => 0.5 });
   let now = 0;
   for (let k = 0; k < 4; k++) {
-    // Four admitted where the policy says 3: the bucket refilled one meanwhile (2, 2, 1, 0).
-    const sent = [0, 1, 2, 3].map(() => startAt(gate, now));
+    // Four admitted where the policy says 3: the bucket refilled one meanwhile (2, 2, 1, 0). The
+    // fourth goes once the first three are answered (the mirror holds three in flight at most).
+    const sent = [0, 1, 2].map(() => startAt(gate, now));
     now = Math.max(...sent.map((s) => s.at)) + 3;
-    [2, 2, 1, 0].forEach((remaining, i) => gate.finish((sent[i] as { ticket: Ticket }).ticket, { status: 200, rateLimit: counted(remaining) }, now));
+    [2, 2, 1].forEach((remaining, i) => gate.finish((sent[i] as { ticket: Ticket }).ticket, { status: 200, rateLimit: counted(remaining) }, now));
+    const fourth = startAt(gate, now);
+    now = fourth.at + 3;
+    gate.finish(fourth.ticket, { status: 200, rateLimit: counted(0) }, now);
     const refused = startAt(gate, now + 1);
     now = refused.at + 1 + gate.finish(refused.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, refused.at + 1);
   }
@@ -105,6 +109,53 @@ test('with RateLimit-Limit (a bucket’s size), quick spans after pauses are no 
     for (const seed of [1, 2]) {
       const r = simulate({ shape: 'bucket', rate: 40, burst: 5, headers }, { seed });
       assert.ok(r.share >= 0.8, `${headers} seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    }
+  }
+});
+
+/**
+ * A span of `RateLimit-Limit: 3` (no policy) after a pause: the quota at once, answered 3 ms later,
+ * then a 4th sent `refusedAfter` ms after the first and refused with `Retry-After: 1`.
+ */
+function sizedSpan(gate: PaceGate, from: number, refusedAfter: number): number {
+  const info = (remaining: number): RateLimitInfo => ({ limit: 3, remaining, resetMs: 1000 });
+  const sent = [0, 1, 2].map(() => startAt(gate, from));
+  const first = Math.min(...sent.map((s) => s.at));
+  const answered = Math.max(...sent.map((s) => s.at)) + 3;
+  sent.forEach((s, i) => gate.finish(s.ticket, { status: 200, rateLimit: info(2 - i) }, answered));
+  const refused = startAt(gate, Math.max(answered + 1, first + refusedAfter));
+  return refused.at + 1 + gate.finish(refused.ticket, { status: 429, rateLimit: info(0), retryAfterMs: 1000 }, refused.at + 1);
+}
+
+test('with RateLimit-Limit (no policy), spans after pauses are a window only if their refusal proves no bucket the log would hold back fits them', () => {
+  // A bucket refilling r admits one more within 1/r: a refusal 400 ms after the span's first
+  // request proves r < 2.5 a second, under the 3 a second the log would keep to — a window.
+  const slow = new PaceGate({ random: () => 0.5 });
+  let resume = sizedSpan(slow, 0, 400);
+  resume = sizedSpan(slow, resume, 400);
+  resume = sizedSpan(slow, resume, 400);
+  assert.deepEqual(slow.pacer.anchor(), { quota: 3, windowMs: 1000 });
+  // A refusal 100 ms after it says only r < 10 a second: a bucket of 3 refilling 9 a second fits
+  // the same counts, and a log of 3 a second would hold it to a third of its rate with no 429.
+  const quick = new PaceGate({ random: () => 0.5 });
+  resume = sizedSpan(quick, 0, 100);
+  resume = sizedSpan(quick, resume, 100);
+  resume = sizedSpan(quick, resume, 100);
+  resume = sizedSpan(quick, resume, 100);
+  assert.equal(quick.pacer.anchor(), undefined);
+});
+
+test('with RateLimit-Limit or X-RateLimit-Limit, 1-s windows are kept to by their log: a 429 only to find them', () => {
+  // Before, the mirror took the quota coming back at each reset for a refill, sent into the empty
+  // window and met a 429 each window (10 a second: 5–8 % of requests; 100: 1 %).
+  for (const shape of ['window', 'sliding'] as const) {
+    for (const headers of ['draft6', 'x'] as const) {
+      for (const seed of [1, 2, 3]) {
+        const r = simulate({ shape, rate: 100, windowMs: 1000, headers }, { seed });
+        const where = `${shape} ${headers} seed ${seed}`;
+        assert.ok(r.throttled <= 4, `${where}: ${r.throttled} 429s`);
+        assert.ok(r.sustained >= 0.99, `${where}: sustained ${(r.sustained * 100).toFixed(1)} %`);
+      }
     }
   }
 });
