@@ -220,9 +220,13 @@ export class Pacer {
   /** Feeds one answer; returns how long the whole limiter must pause (0 for none). */
   observe(o: Observation): number {
     const rl = o.rateLimit;
-    // A quota of one (a bucket of one, `remaining` always 0) reveals nothing of its refill but our
-    // own pace, unless a policy states it: such a server is paced as one that says nothing.
-    const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 1;
+    // A quota of one or two reveals nothing of its refill but our own pace, unless a policy
+    // states it: such a server is paced as one that says nothing. A bucket of one reports 0
+    // always. A bucket of two reports 1 whenever it was full, which hides what overflowed, and 0
+    // otherwise, where one token of a rise may not have dripped in between (`remaining` counts
+    // whole tokens): no answer bounds its refill from below, and the mirror stayed at its first
+    // guess from a reset in whole seconds — 2 a second for 100 (2 % of the limit; stop 26).
+    const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 2;
     if (rl?.remaining !== undefined && tellsRefill) this.observeQuota(o, rl);
     if (!this.headerMode) {
       const wait = this.blind.observe({ at: o.at, sentAt: o.sentAt, status: o.status, retryAfterMs: o.retryAfterMs, inflightAtSend: o.inflightAtSend ?? 0 });
