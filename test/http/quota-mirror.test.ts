@@ -59,3 +59,33 @@ test('a fixed window of 10 (RateLimit-Limit/-Remaining/-Reset, no refill between
   assert.ok(burst.length >= 1, 'the reset lets requests go');
   assert.equal(startsAt(gate, atReset, 5).length, 0, 'the reset fills the mirror once');
 });
+
+test('over real HTTP: a bucket of one (draft 8) shared with another client — each token it takes costs one 429, not a loop of them', async (t) => {
+  const { runCli, tempDir } = await import('../helpers/cli.js');
+  const { envFor, startTestSandbox, sandboxRequest } = await import('../helpers/sandbox.js');
+  const { assertEachOnce, writeLeads } = await import('../helpers/leads.js');
+  // 20 a second, a bucket of one; another client on the same key takes a token every 400 ms. Each
+  // of its requests can cost the import one 429. Before, the pause each 429 called for ended on the
+  // reset the server had reported, where every waiting request went at once: 3 429s a request,
+  // each pause ending on the next reset (measured: 610 429s in 1,178 requests for 300 rows).
+  const sb = await startTestSandbox(t, { limiter: 'bucket', rateLimit: 20, burst: 1, rateLimitHeaders: 'draft8' });
+  const file = writeLeads(tempDir(t), 100);
+  let others = 0;
+  let running = true;
+  const other = (async () => {
+    while (running) {
+      await new Promise((r) => setTimeout(r, 400));
+      if (!running) break;
+      await sandboxRequest(sb, 'GET', '/contacts?limit=1');
+      others += 1;
+    }
+  })();
+  const r = await runCli(['import', file, '--json'], { env: envFor(sb, t) });
+  running = false;
+  await other;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).created, 100);
+  assertEachOnce(sb.contacts().map((c) => c.phone), 100);
+  // (The count is the server's: the other client's own 429s are in it too.)
+  assert.ok(sb.stats().throttled <= 2 * others + 3, `${sb.stats().throttled} 429s beside ${others} requests of the other client`);
+});
