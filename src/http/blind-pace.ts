@@ -536,7 +536,11 @@ export class BlindPace {
     // pause refilled, and a pace over that refill per pause is untried. A bucket refills at least
     // that (it refilled it during the pause): no lower, and no higher until a span says so — 70 %
     // steps from slow start's pace took a dozen 429s to come down on a 40-ms wire.
-    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0) return Math.min(paceAt429 * SHORT_SHARE, Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T)));
+    // (Not when the server now asks back in under half that pause: a bucket that refilled only A
+    // in it needs about as long for the next token. A sliding window does not — after a quota
+    // from slow start, a pause of 9 s freed the one request sent first and the next asked back in
+    // 1 s — and 1 request per 9 s held the import at 0.1 a second: 5 % of the limit.)
+    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && cur.retryAfterMs >= cur.pauseMs / 2) return Math.min(paceAt429 * SHORT_SHARE, Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T)));
     return paceAt429 * SHORT_SHARE;
   }
 

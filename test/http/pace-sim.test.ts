@@ -349,3 +349,15 @@ test('a bucket refilling a few a second, with draft 6 or X- headers: its refill 
     }
   }
 });
+
+test('a sliding window of 300 per 10 s over a 1–6 ms wire: a pause that freed one request is no bucket refilling one per pause', () => {
+  // Slow start spent the quota within a second; the 429 asked back in 9 s, when only the request
+  // sent first had aged out of the window. That span admitted one, and the next 429 asked back in
+  // 1 s. Read as a bucket refilling one per 9-s pause, the pace went to 0.1 a second: 5.3 % of the
+  // limit on seed 2 (a 30-second import ran 378 s).
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'sliding', rate: 30, windowMs: 10_000, headers: 'none' }, { seed, wire: { min: 1, spread: 5 } });
+    assert.ok(r.share >= 0.85, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    assert.ok(r.throttled <= 14, `seed ${seed}: ${r.throttled} 429s of ${r.requests}`);
+  }
+});
