@@ -334,7 +334,10 @@ export class PaceGate {
     if (!newest) {
       const mirrored = this.remainingAt(now);
       const reorder = ticket.inflightAtSend + this.inflight + 1;
-      if (remaining < mirrored - reorder) return;
+      // (Against the count itself, not what the refill estimate added since: a count one lower,
+      // reordered, read as stale once a fraction of a token had been added, and the request it
+      // let go met a 429 — a bucket of 3 refilling 300 a second held 4 % of the limit.)
+      if (remaining < (this.low as number) - reorder) return;
       if (remaining <= mirrored + reorder) next = Math.min(mirrored, remaining);
     }
     this.low = next;

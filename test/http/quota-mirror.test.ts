@@ -60,6 +60,26 @@ test('a fixed window of 10 (RateLimit-Limit/-Remaining/-Reset, no refill between
   assert.equal(startsAt(gate, atReset, 5).length, 0, 'the reset fills the mirror once');
 });
 
+test('two counts answered out of order: the lower one is the later, even once the refill estimate has added a fraction of a token', () => {
+  // A bucket of 3 (RateLimit-Limit: 3). Two requests leave together with 2 left; the server counts
+  // the second first (1 left) and then the first (0 left), and the answers come back in that order.
+  // The lower count, 0.15 ms later, was read as stale against the mirror's 1 plus 0.15 ms of refill
+  // (1.009 > 0 + the one request of slack), so the mirror kept 1, and the request it let go met a
+  // 429: a bucket of 3 refilling 300 a second held 4 % of the limit with hundreds of 429s.
+  const info = (remaining: number): RateLimitInfo => ({ limit: 3, remaining, resetMs: 1000 });
+  const gate = new PaceGate({ random: () => 0.5 });
+  const [first] = startsAt(gate, 0, 1);
+  gate.finish(first as Ticket, { status: 200, rateLimit: info(2) }, 1);
+  gate.pacer.seed(57); // the refill as measured so far
+  // (The first went at the blind regime's first pace, 10 a second: the next slot is at 100 ms.)
+  const pair = startsAt(gate, 100, 2);
+  assert.equal(pair.length, 2, 'the two credits go at once');
+  gate.finish(pair[1] as Ticket, { status: 200, rateLimit: info(1) }, 101);
+  gate.finish(pair[0] as Ticket, { status: 200, rateLimit: info(0) }, 101.15);
+  assert.equal(startsAt(gate, 101.15, 1).length, 0, 'nothing is left: the next waits for the refill');
+  assert.equal(startsAt(gate, 101.15 + 1000 / 57 + 0.1, 1).length, 1, 'one goes a refill later');
+});
+
 test('over real HTTP: a bucket of one (draft 8) shared with another client — each token it takes costs one 429, not a loop of them', async (t) => {
   const { runCli, tempDir } = await import('../helpers/cli.js');
   const { envFor, startTestSandbox, sandboxRequest } = await import('../helpers/sandbox.js');
