@@ -72,6 +72,8 @@ const REFILL_SAFETY = 0.95;
 
 interface QuotaSample {
   at: number;
+  /** When its request was sent: the server counted it no earlier. */
+  sentAt: number;
   remaining: number;
   answered: number;
 }
@@ -92,6 +94,10 @@ export class Pacer {
   private refill = 0;
   private answered = 0;
   private lastSample: QuotaSample | undefined;
+  /** When admitted answers to requests sent after the last sample had arrived came back. */
+  private answeredAfterSample: number[] = [];
+  /** Proven lower bounds of the refill (see measureRefill), each with when it was found. */
+  private refillBounds: Array<{ at: number; rate: number }> = [];
   /** When the request whose answer last set the credits was sent. */
   private quotaSentAt = -Infinity;
   private fullAt: number | undefined;
@@ -244,7 +250,10 @@ export class Pacer {
   private observeQuota(o: Observation, rl: RateLimitInfo): void {
     const remaining = rl.remaining as number;
     this.headerMode = true;
-    if (o.status !== 429) this.answered += 1;
+    if (o.status !== 429) {
+      this.answered += 1;
+      if (this.lastSample !== undefined && o.sentAt >= this.lastSample.at) this.answeredAfterSample.push(o.at);
+    }
     if (o.status !== 429 && o.sentAt >= this.spanFrom) {
       this.spanAdmitted += 1;
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
@@ -271,7 +280,7 @@ export class Pacer {
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
       this.refill = (rl.limit / rl.windowMs) * 1000;
     } else {
-      this.measureRefill(o.at, remaining, rl);
+      this.measureRefill(o.at, o.sentAt, remaining, o.status !== 429 && o.status !== 0, rl);
       if (this.refillSeen) this.refill = Math.max(this.refill, this.refillFloor);
     }
     if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
@@ -285,9 +294,10 @@ export class Pacer {
    * bucket was not full (a full bucket hides what refilled). Regained between two answers is the
    * rise in `remaining` plus the requests answered in between. Old intervals fade over seconds.
    */
-  private measureRefill(at: number, remaining: number, rl: RateLimitInfo): void {
+  private measureRefill(at: number, sentAt: number, remaining: number, admitted: boolean, rl: RateLimitInfo): void {
     const prev = this.lastSample;
-    this.lastSample = { at, remaining, answered: this.answered };
+    this.lastSample = { at, sentAt, remaining, answered: this.answered };
+    const floor = this.boundRefill(prev, at, sentAt, remaining, admitted);
     const nearFull = (r: number) => this.capacity !== null && r >= this.capacity - 1;
     if (prev && !nearFull(remaining) && !nearFull(prev.remaining) && at >= prev.at) {
       const dt = at - prev.at;
@@ -299,7 +309,7 @@ export class Pacer {
       // worst — at 2 a second, a count that rose by one over 0.5 s read 4 a second, the mirror
       // ran 5 % over the refill and met a 429 every 2 s (13 in a 73-request import).
       if (this.intervalSum >= REFILL_MIN_SPAN_MS && this.regainedSum > 1) {
-        this.refill = ((this.regainedSum - 1) / this.intervalSum) * 1000 * REFILL_SAFETY;
+        this.refill = Math.max(((this.regainedSum - 1) / this.intervalSum) * 1000 * REFILL_SAFETY, floor);
         return;
       }
     }
@@ -307,16 +317,46 @@ export class Pacer {
       // First guess until measured: the quota regained over the time the server says it takes.
       this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * REFILL_SAFETY;
     } else if (prev && at - prev.at >= LOWER_BOUND_MIN_MS) {
-      // With a full bucket at either end, what was regained is only a lower bound of the refill
-      // (the bucket may have overflowed) — but a bound all the same: a guess below it is too low.
-      // A reset in whole seconds says little of a small bucket, and pacing at a low guess keeps it
-      // full: without this, the pace would never find the real refill.
-      // `remaining` counts whole tokens: the earlier count may have been a hair under the next
-      // one, so one token of the rise may not have dripped in between (over 30 ms, that one token
-      // alone read as 33 a second: a 40/s bucket was mirrored at 65 and met a 429 each second).
+      // Until measured, a looser reading of the same: between the two answers' arrivals, every
+      // answer between them counted. (Not proven — an answer on its way may have been counted
+      // before the earlier one, and the server's interval may be longer by a round trip — but
+      // over a wire of 40 ms the proven bound alone, its interval a round trip longer, held a
+      // bucket of 5 refilling 50 a second at 65 % where this reached 81 %. The measurement, once
+      // there, takes over, with the proven bound under it.)
       const atLeast = ((remaining - prev.remaining - 1 + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
       if (atLeast > this.refill) this.refill = atLeast;
     }
+    this.refill = Math.max(this.refill, floor);
+  }
+
+  /**
+   * What two successive counts prove the refill is at least, whatever the bucket did between them:
+   * it regained at least the rise in `remaining` plus the requests it counted in between, less one
+   * (`remaining` counts whole tokens: the earlier count may have been a hair under the next one —
+   * over 30 ms that one token alone read as 33 a second, and a 40/s bucket was mirrored at 65),
+   * over at most the time from the earlier request's send to this answer. Counted in between, for
+   * sure: the admitted requests sent after the earlier count had come back (an answer that
+   * overtook another may have been counted before it). The bucket may have overflowed meanwhile —
+   * a bound all the same, where the measurement above, which a full bucket hides, reads low: a
+   * bucket of 3 refilling 300 a second, whose count after each quick burst was 0 and after each
+   * wait 2, was measured across a 429's pause at 3 a second and held there, with a 429 each time
+   * the bound lifted it for one request (4 % of the limit). The highest bound of the last few
+   * seconds is a floor under the estimate (a bucket now shared with another client refills us
+   * less, so older ones lapse).
+   */
+  private boundRefill(prev: QuotaSample | undefined, at: number, sentAt: number, remaining: number, admitted: boolean): number {
+    // Counted between the two, for sure: this request, if admitted, and those sent after the
+    // earlier answer came back and answered before this one left.
+    const counted = this.answeredAfterSample.filter((t) => t <= sentAt).length + (admitted ? 1 : 0);
+    this.answeredAfterSample = [];
+    this.refillBounds = this.refillBounds.filter((b) => at - b.at < REFILL_MEMORY_MS);
+    // (Only when this request left after the earlier answer came back: one sent before may have
+    // been counted before the earlier one.)
+    if (prev !== undefined && sentAt >= prev.at && at - prev.at >= LOWER_BOUND_MIN_MS) {
+      const rate = ((remaining - prev.remaining - 1 + counted) / (at - prev.sentAt)) * 1000 * REFILL_SAFETY;
+      if (rate > 0) this.refillBounds.push({ at, rate });
+    }
+    return this.refillBounds.reduce((m, b) => Math.max(m, b.rate), 0);
   }
 
   private on429(o: Observation): number {
