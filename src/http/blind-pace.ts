@@ -67,6 +67,8 @@ const DOUBLING_MS = 100;
 const FIRST_SHARE = 0.5;
 /** …after a short span, with nothing better known. */
 const SHORT_SHARE = 0.7;
+/** A pace set at a bucket's least refill regrows fast up to this share of the pace that met the 429. */
+const REGROW_SHARE = 0.5;
 /** Spans whose admitted counts are within this share of the least met a window's quota. */
 const WINDOW_SAME = 0.02;
 /** The probe stays under this share of the pace that last met a 429… */
@@ -129,6 +131,8 @@ export class BlindPace {
   /** Most requests in flight (Infinity: only --concurrency binds). */
   window = Infinity;
   private slowStart: boolean;
+  /** After a pace read as a bucket's least refill, it regrows by doubling each second up to this. */
+  private regrowTo = 0;
   private lastGrowthAt: number | undefined;
   private readonly ceiling: number;
 
@@ -244,6 +248,7 @@ export class BlindPace {
     const dt = Math.min(now - last, 1000);
     if (dt <= 0) return;
     if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
+    else if (this.rate < this.regrowTo) this.rate = Math.min(this.regrowTo, this.rate * 2 ** (dt / 1000));
     else {
       const probe = this.solvedRate === undefined ? PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? PROBE_FIT : PROBE_SOLVED) * this.solvedRate;
       // Up, but not into the pace that last met a 429 — which itself relaxes, slowly, in case the
@@ -299,6 +304,7 @@ export class BlindPace {
   }
 
   private learn(o: BlindAnswer): void {
+    this.regrowTo = 0;
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
     const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0 };
@@ -492,7 +498,14 @@ export class BlindPace {
       return this.solvedRate * HOLD_FIT;
     }
     // A pace over the bound from above meets a 429 again, for certain, once the bucket is spent: it
-    // goes to the middle of the rates that fit (no lower than the step a short span takes).
+    // goes to the middle of the rates that fit (no lower than the step a short span takes). (Not
+    // after a pause of seconds that let only a few through, when the server now asks back in under
+    // half of it — at most half, in whole seconds: a bucket that slow needs about as long again
+    // for its next token, and a sliding
+    // window does not. A sliding window of 100 per 10 s, its quota spent by slow start, freed one
+    // request by the end of a 9-s pause and asked back in 1 s; paced at the 0.2 a second a bucket
+    // would allow, the import ran at 8 % of the limit.)
+    if (!small && cur.pauseMs >= 2000 && cur.pauseMs !== Infinity && cur.retryAfterMs <= cur.pauseMs / 2) return base;
     if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), SHORT_SHARE * least.upper) : Infinity);
     // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
     // the wire is the spread of most round trips, not of all, and a least rate read too high then
@@ -536,11 +549,20 @@ export class BlindPace {
     // pause refilled, and a pace over that refill per pause is untried. A bucket refills at least
     // that (it refilled it during the pause): no lower, and no higher until a span says so — 70 %
     // steps from slow start's pace took a dozen 429s to come down on a 40-ms wire.
-    // (Not when the server now asks back in under half that pause: a bucket that refilled only A
+    // (Not when the server now asks back in half that pause or less: a bucket that refilled only A
     // in it needs about as long for the next token. A sliding window does not — after a quota
     // from slow start, a pause of 9 s freed the one request sent first and the next asked back in
     // 1 s — and 1 request per 9 s held the import at 0.1 a second: 5 % of the limit.)
-    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && cur.retryAfterMs >= cur.pauseMs / 2) return Math.min(paceAt429 * SHORT_SHARE, Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T)));
+    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && cur.retryAfterMs > cur.pauseMs / 2) {
+      const refill = Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T));
+      // That refill is the least the bucket can have: a bucket smaller than what a pause refills
+      // is full before the pause ends, and admits only its size. Far under the pace that met the
+      // 429, the pace regrows by doubling each second, up to half of that pace (then the probe):
+      // a bucket of 3 refilling 30 a second over a 1–6 ms wire, paced at its 1 per pause, took
+      // 110 s to climb back at the probe's 3 % a second (26 % of the limit).
+      this.regrowTo = paceAt429 * REGROW_SHARE;
+      return Math.min(paceAt429 * SHORT_SHARE, refill);
+    }
     return paceAt429 * SHORT_SHARE;
   }
 

@@ -377,3 +377,25 @@ test('a bucket of three with draft 6 or X- headers, at 30 to 300 a second: count
     }
   }
 });
+
+test('without headers, a pace read as a bucket’s least refill regrows fast, and a long pause that freed a few is no slow bucket', () => {
+  // Over a wire, a span after a pause leaves in one burst, and a bucket smaller than what the pause
+  // refills admits only its size: paced at that least refill (3 per second for 30/s with a burst
+  // of 3, 1 for 20/s with a burst of 1), the probe's 3 % a second took 110 s to climb back.
+  for (const [rate, burst, wire, floor] of [[30, 3, { min: 1, spread: 5 }, 0.7], [20, 1, { min: 40, spread: 5 }, 0.65], [15, 3, { min: 1, spread: 5 }, 0.75]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'bucket', rate, burst, headers: 'none' }, { seed, wire });
+      assert.ok(r.share >= floor, `${rate}/${burst} over ${wire.min} ms, seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+      assert.ok(r.throttled <= 10, `${rate}/${burst} over ${wire.min} ms, seed ${seed}: ${r.throttled} 429s of ${r.requests}`);
+    }
+  }
+  // Sliding windows whose quota slow start spent: the pause freed one or two requests, and the next
+  // 429 asked back in half the pause or less, which a bucket that slow would not. Read as a bucket
+  // of a quota refilling one per pause, the pace went to 0.1–1 a second (8–21 % of the limit).
+  for (const [rate, windowMs, wire, concurrency] of [[10, 10_000, { min: 1, spread: 5 }, 1], [100, 10_000, undefined, 1], [30, 3000, { min: 15, spread: 5 }, 4]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'sliding', rate, windowMs, headers: 'none' }, { seed, wire, concurrency });
+      assert.ok(r.share >= 0.75, `sliding ${rate * windowMs / 1000} per ${windowMs / 1000} s, seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    }
+  }
+});
