@@ -57,6 +57,8 @@ interface Span {
   failed: number;
   /** The pause its 429 called for (ms). */
   retryAfterMs: number;
+  /** Whether the 429 that ended it said when to come back (Retry-After). */
+  retryAfterKnown: boolean;
 }
 
 const INITIAL_RATE = 10;
@@ -211,6 +213,7 @@ export class BlindPace {
 
   /** Starts from a pace found elsewhere: no slow start; probed up as an unsolved one. */
   seed(rate: number): void {
+    this.regrowTo = 0;
     this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, rate));
     this.slowStart = false;
   }
@@ -307,7 +310,7 @@ export class BlindPace {
     this.regrowTo = 0;
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0 };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined };
     const rateBefore = (A / T) * 1000;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
@@ -464,6 +467,14 @@ export class BlindPace {
   private estimate(paceAt429: number, at: number): number {
     const cur = this.spans[this.spans.length - 1] as Span;
     const base = this.estimateBySpan(paceAt429, at, cur);
+    const rate = this.estimateFrom(base, paceAt429, cur);
+    // The regrowth after a bucket's least refill (estimateBySpan) is for that pace only: not for
+    // one the bounds chose, whose bound from above it could regrow past.
+    if (rate !== base) this.regrowTo = 0;
+    return rate;
+  }
+
+  private estimateFrom(base: number, paceAt429: number, cur: Span): number {
     if (this.spans.length === 1 || this.burst > 0) return base;
     // What every span since the start proves of a token bucket: the least rate that could have
     // admitted what was admitted and refused what was refused. A least rate above the pace that met
@@ -505,7 +516,7 @@ export class BlindPace {
     // window does not. A sliding window of 100 per 10 s, its quota spent by slow start, freed one
     // request by the end of a 9-s pause and asked back in 1 s; paced at the 0.2 a second a bucket
     // would allow, the import ran at 8 % of the limit.)
-    if (!small && cur.pauseMs >= 2000 && cur.pauseMs !== Infinity && cur.retryAfterMs <= cur.pauseMs / 2) return base;
+    if (!small && cur.retryAfterKnown && cur.pauseMs >= 2000 && cur.pauseMs !== Infinity && cur.retryAfterMs <= cur.pauseMs / 2) return base;
     if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), SHORT_SHARE * least.upper) : Infinity);
     // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
     // the wire is the spread of most round trips, not of all, and a least rate read too high then
@@ -553,7 +564,7 @@ export class BlindPace {
     // in it needs about as long for the next token. A sliding window does not — after a quota
     // from slow start, a pause of 9 s freed the one request sent first and the next asked back in
     // 1 s — and 1 request per 9 s held the import at 0.1 a second: 5 % of the limit.)
-    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && cur.retryAfterMs > cur.pauseMs / 2) {
+    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && (!cur.retryAfterKnown || cur.retryAfterMs > cur.pauseMs / 2)) {
       const refill = Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T));
       // That refill is the least the bucket can have: a bucket smaller than what a pause refills
       // is full before the pause ends, and admits only its size. Far under the pace that met the

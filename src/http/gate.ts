@@ -158,6 +158,8 @@ export class PaceGate {
     if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
+      // A window's quota is spent: the next request waits until a refusal would prove it one.
+      if (s.holdUntil !== undefined && now < s.holdUntil) return { retryAt: s.holdUntil };
       let credits = this.remainingAt(now) - this.inflight;
       // The server said when its quota is whole again (a window's end, a bucket's refill): then
       // the mirror is whole whatever the refill estimate says (the answers tell the rest). Once
@@ -170,6 +172,13 @@ export class PaceGate {
         this.low = Math.max(s.capacity ?? 1, this.remainingAt(now));
         this.lowAt = now;
         credits = this.low - this.inflight;
+      }
+      // Nothing on its way to tell us more, and no refill to wait for: one request asks (a window
+      // whose reset has passed, or a 429 that carried no count) — or the gate would wait for good.
+      if (credits < 1 && this.inflight === 0 && s.refillPerSec <= 0 && (s.fullAt === undefined || now >= s.fullAt)) {
+        this.low = 1;
+        this.lowAt = now;
+        credits = 1;
       }
       if (credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.

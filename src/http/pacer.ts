@@ -27,6 +27,8 @@ export interface PaceSettings {
   capacity: number | null;
   /** Header regime: when the server said its quota is whole again (ms), if it said. */
   fullAt?: number | undefined;
+  /** Header regime: no request starts before this (a window's proof, see Pacer.windowProbeAt). */
+  holdUntil?: number | undefined;
   /** Spacing: requests that may start back to back after a late timer (1: none). */
   catchUp?: number;
 }
@@ -54,6 +56,11 @@ export interface PacerOptions {
   initialRate?: number;
   /** Jitter source in [0, 1); injectable for tests. */
   random?: () => number;
+  /**
+   * Answers come from several processes (a shared budget's learner): a send time and an arrival
+   * time may be read on different machines' clocks, so no bound is taken from their difference.
+   */
+  crossClock?: boolean;
 }
 
 /** After a 429 in the header regime, the refill estimate drops to this share. */
@@ -81,6 +88,7 @@ interface QuotaSample {
 export class Pacer {
   private readonly ceiling: number | undefined;
   private readonly random: () => number;
+  private readonly crossClock: boolean;
 
   /** The regime without headers. */
   private readonly blind: BlindPace;
@@ -94,8 +102,6 @@ export class Pacer {
   private refill = 0;
   private answered = 0;
   private lastSample: QuotaSample | undefined;
-  /** When admitted answers to requests sent after the last sample had arrived came back. */
-  private answeredAfterSample: number[] = [];
   /** Proven lower bounds of the refill (see measureRefill), each with when it was found. */
   private refillBounds: Array<{ at: number; rate: number }> = [];
   /** When the request whose answer last set the credits was sent. */
@@ -126,6 +132,15 @@ export class Pacer {
   private spanRefilled = false;
   private spanLimit: number | undefined;
   private windowEvidence: number[] = [];
+  /**
+   * A span after a pause has admitted exactly the published limit, each count once, as a window's
+   * quota: the next request waits until its refusal, if it comes, would prove a window (see
+   * windowSpan) — a quota's share of the pause after the span's first request. Sent sooner, on a
+   * refill estimate the quota coming back at each reset had lifted, the refusal proved nothing and
+   * a 1-s window of 10 met a 429 every window over real HTTP (8 %). A bucket that refills faster
+   * admits it, having refilled by then, at the cost of that wait once per pause.
+   */
+  private windowProbeAt: number | undefined;
   private quotaAnchor: { quota: number; windowMs: number } | undefined;
   private anchorEnded = false;
 
@@ -135,6 +150,7 @@ export class Pacer {
   constructor(opts: PacerOptions = {}) {
     this.ceiling = opts.ceiling;
     this.random = opts.random ?? Math.random;
+    this.crossClock = opts.crossClock ?? false;
     this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate }, this.random);
   }
 
@@ -205,7 +221,7 @@ export class Pacer {
   settings(): PaceSettings {
     const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
     if (this.headerMode) {
-      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt };
+      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt };
     }
     return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null, catchUp: this.blind.catchUp };
   }
@@ -250,10 +266,7 @@ export class Pacer {
   private observeQuota(o: Observation, rl: RateLimitInfo): void {
     const remaining = rl.remaining as number;
     this.headerMode = true;
-    if (o.status !== 429) {
-      this.answered += 1;
-      if (this.lastSample !== undefined && o.sentAt >= this.lastSample.at) this.answeredAfterSample.push(o.at);
-    }
+    if (o.status !== 429) this.answered += 1;
     if (o.status !== 429 && o.sentAt >= this.spanFrom) {
       this.spanAdmitted += 1;
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
@@ -261,6 +274,12 @@ export class Pacer {
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
+      const limit = rl.limit;
+      const probeAfter = limit !== undefined && limit >= 2 ? (this.spanPauseMs / limit) * 1.05 + this.spanRoundTrip + 1 : Infinity;
+      this.windowProbeAt =
+        rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && this.spanAdmitted === limit && !this.spanRefilled && probeAfter + this.spanRoundTrip < 1000
+          ? this.spanFirstSent + probeAfter
+          : undefined;
     }
     // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
     // a bucket of one that refills 20 a second must not be mirrored as holding 20 (a stalled event
@@ -334,9 +353,9 @@ export class Pacer {
    * it regained at least the rise in `remaining` plus the requests it counted in between, less one
    * (`remaining` counts whole tokens: the earlier count may have been a hair under the next one —
    * over 30 ms that one token alone read as 33 a second, and a 40/s bucket was mirrored at 65),
-   * over at most the time from the earlier request's send to this answer. Counted in between, for
-   * sure: the admitted requests sent after the earlier count had come back (an answer that
-   * overtook another may have been counted before it). The bucket may have overflowed meanwhile —
+   * over at most the time from the earlier request's send to this answer — taken only when this
+   * request left after the earlier answer came back (one sent before may have been counted
+   * before it). The bucket may have overflowed meanwhile —
    * a bound all the same, where the measurement above, which a full bucket hides, reads low: a
    * bucket of 3 refilling 300 a second, whose count after each quick burst was 0 and after each
    * wait 2, was measured across a 429's pause at 3 a second and held there, with a 429 each time
@@ -345,10 +364,10 @@ export class Pacer {
    * less, so older ones lapse).
    */
   private boundRefill(prev: QuotaSample | undefined, at: number, sentAt: number, remaining: number, admitted: boolean): number {
-    // Counted between the two, for sure: this request, if admitted, and those sent after the
-    // earlier answer came back and answered before this one left.
-    const counted = this.answeredAfterSample.filter((t) => t <= sentAt).length + (admitted ? 1 : 0);
-    this.answeredAfterSample = [];
+    if (this.crossClock) return 0;
+    // Counted between the two, for sure: this request, if admitted. (Any other answered meanwhile
+    // to a request sent after the earlier answer came back would itself be the earlier sample.)
+    const counted = admitted ? 1 : 0;
     this.refillBounds = this.refillBounds.filter((b) => at - b.at < REFILL_MEMORY_MS);
     // (Only when this request left after the earlier answer came back: one sent before may have
     // been counted before the earlier one.)
@@ -422,6 +441,7 @@ export class Pacer {
     this.spanAdmitted = 0;
     this.spanFirstSent = Infinity;
     this.spanRoundTrip = 0;
+    this.windowProbeAt = undefined;
     this.spanCounts.clear();
     this.spanRefilled = false;
   }

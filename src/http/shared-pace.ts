@@ -67,7 +67,7 @@ export class SharedLearner {
    * was, without a new slow start.
    */
   constructor(opts: { ceiling?: number | undefined; seedRate?: number | undefined; random?: () => number }) {
-    this.pacer = new Pacer({ ceiling: opts.ceiling, random: opts.random });
+    this.pacer = new Pacer({ ceiling: opts.ceiling, random: opts.random, crossClock: true });
     if (opts.seedRate !== undefined && opts.seedRate > 0) this.pacer.seed(opts.seedRate);
   }
 

@@ -80,6 +80,29 @@ test('two counts answered out of order: the lower one is the later, even once th
   assert.equal(startsAt(gate, 101.15 + 1000 / 57 + 0.1, 1).length, 1, 'one goes a refill later');
 });
 
+test('no refill to wait for and nothing in flight: after the reset, a request still goes (no wait for good)', () => {
+  // A count with nothing left and a reset already due (an X-RateLimit-Reset epoch behind the
+  // client's clock reads as 0): no refill is guessed. The reset's instant fills the mirror once;
+  // then a 429 without a count empties it, and with nothing on its way to tell more, the gate
+  // asked again every 250 ms for good.
+  const gate = new PaceGate({ random: () => 0.5 });
+  const [first] = startsAt(gate, 0, 1);
+  gate.finish(first as Ticket, { status: 200, rateLimit: { limit: 10, remaining: 0, resetMs: 0 } }, 1);
+  const [second] = startsAt(gate, 100, 1);
+  assert.ok(second, 'the reset has passed: the mirror is whole');
+  const pause = gate.finish(second, { status: 429, retryAfterMs: 1000 }, 101);
+  assert.equal(pause, 1000);
+  let now = 1101;
+  let went = false;
+  for (let i = 0; i < 20 && !went; i++) {
+    const v = gate.start(now, true);
+    if ('ticket' in v) went = true;
+    else now = v.retryAt;
+  }
+  assert.ok(went, `nothing went by ${now} ms`);
+  assert.ok(now <= 1101 + 300, `the request went at ${now} ms`);
+});
+
 test('over real HTTP: a bucket of one (draft 8) shared with another client — each token it takes costs one 429, not a loop of them', async (t) => {
   const { runCli, tempDir } = await import('../helpers/cli.js');
   const { envFor, startTestSandbox, sandboxRequest } = await import('../helpers/sandbox.js');
