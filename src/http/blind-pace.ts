@@ -516,7 +516,7 @@ export class BlindPace {
     // window does not. A sliding window of 100 per 10 s, its quota spent by slow start, freed one
     // request by the end of a 9-s pause and asked back in 1 s; paced at the 0.2 a second a bucket
     // would allow, the import ran at 8 % of the limit.)
-    if (!small && cur.retryAfterKnown && cur.pauseMs >= 2000 && cur.pauseMs !== Infinity && cur.retryAfterMs <= cur.pauseMs / 2) return base;
+    if (!small && cur.pauseMs >= 2000 && asksBackSooner(cur)) return base;
     if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), SHORT_SHARE * least.upper) : Infinity);
     // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
     // the wire is the spread of most round trips, not of all, and a least rate read too high then
@@ -564,7 +564,7 @@ export class BlindPace {
     // in it needs about as long for the next token. A sliding window does not — after a quota
     // from slow start, a pause of 9 s freed the one request sent first and the next asked back in
     // 1 s — and 1 request per 9 s held the import at 0.1 a second: 5 % of the limit.)
-    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && (!cur.retryAfterKnown || cur.retryAfterMs > cur.pauseMs / 2)) {
+    if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && !asksBackSooner(cur)) {
       const refill = Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T));
       // That refill is the least the bucket can have: a bucket smaller than what a pause refills
       // is full before the pause ends, and admits only its size. Far under the pace that met the
@@ -612,6 +612,15 @@ export class BlindPace {
     const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
     return Math.round(exp / 2 + (this.random() * exp) / 2);
   }
+}
+
+/**
+ * The 429 that ended the span asked back in half the pause before it or less (whole seconds): a
+ * bucket that admitted only what that pause refilled would need about as long again for its next
+ * token; a sliding window, freeing what ages out, does not (docs/pacing.md rule 8).
+ */
+function asksBackSooner(span: Span): boolean {
+  return span.retryAfterKnown && span.pauseMs !== Infinity && span.retryAfterMs <= span.pauseMs / 2;
 }
 
 /** In order (a budget shared through Redis feeds sends in the order their answers came). */

@@ -164,7 +164,7 @@ export class PaceGate {
       // The server said when its quota is whole again (a window's end, a bucket's refill): then
       // the mirror is whole whatever the refill estimate says (the answers tell the rest). Once
       // for each such instant: granting one more each time a request asked after it (as this
-      // did until stop 26) let every waiting request go at once when a pause ended there — a
+      // once did) let every waiting request go at once when a pause ended there — a
       // bucket of one met three 429s for each request admitted, and each 429's pause ended on
       // the next such instant (docs/pacing.md, "With headers").
       if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt && s.fullAt !== this.wholeAt) {

@@ -247,7 +247,7 @@ export class Pacer {
     // always. A bucket of two reports 1 whenever it was full, which hides what overflowed, and 0
     // otherwise, where one token of a rise may not have dripped in between (`remaining` counts
     // whole tokens): no answer bounds its refill from below, and the mirror stayed at its first
-    // guess from a reset in whole seconds — 2 a second for 100 (2 % of the limit; stop 26).
+    // guess from a reset in whole seconds — 2 a second for 100 (2 % of the limit).
     const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 2;
     if (rl?.remaining !== undefined && tellsRefill) this.observeQuota(o, rl);
     if (!this.headerMode) {
@@ -274,11 +274,10 @@ export class Pacer {
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
-      const limit = rl.limit;
-      const probeAfter = limit !== undefined && limit >= 2 ? (this.spanPauseMs / limit) * 1.05 + this.spanRoundTrip + 1 : Infinity;
+      const proofAfter = rl.limit !== undefined ? this.windowProofAfter(rl.limit, this.spanPauseMs) : Infinity;
       this.windowProbeAt =
-        rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && this.spanAdmitted === limit && !this.spanRefilled && probeAfter + this.spanRoundTrip < 1000
-          ? this.spanFirstSent + probeAfter
+        rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.quotaSpan(rl.limit) && proofAfter + this.spanRoundTrip < 1000
+          ? this.spanFirstSent + proofAfter + 1
           : undefined;
     }
     // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
@@ -369,8 +368,6 @@ export class Pacer {
     // to a request sent after the earlier answer came back would itself be the earlier sample.)
     const counted = admitted ? 1 : 0;
     this.refillBounds = this.refillBounds.filter((b) => at - b.at < REFILL_MEMORY_MS);
-    // (Only when this request left after the earlier answer came back: one sent before may have
-    // been counted before the earlier one.)
     if (prev !== undefined && sentAt >= prev.at && at - prev.at >= LOWER_BOUND_MIN_MS) {
       const rate = ((remaining - prev.remaining - 1 + counted) / (at - prev.sentAt)) * 1000 * REFILL_SAFETY;
       if (rate > 0) this.refillBounds.push({ at, rate });
@@ -429,9 +426,8 @@ export class Pacer {
     // refused 1.2 s into it, asked back in 1 s, and a log of 1 s met a 429 at once).
     const after = refusedSentAt - this.spanFirstSent;
     const provesWindow =
-      rl?.windowMs !== undefined ||
-      (limit !== undefined && after - this.spanRoundTrip >= (Math.max(waitMs, this.spanPauseMs) / limit) * 1.05 && after + this.spanRoundTrip < 1000);
-    const windowLike = provesWindow && this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
+      rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.spanPauseMs)) && after + this.spanRoundTrip < 1000);
+    const windowLike = provesWindow && this.quotaSpan(limit);
     this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
@@ -444,6 +440,23 @@ export class Pacer {
     this.windowProbeAt = undefined;
     this.spanCounts.clear();
     this.spanRefilled = false;
+  }
+
+  /**
+   * The span after a pause of a second or more admitted exactly `limit`, each count once: a
+   * window's quota, or a quick span of a bucket that size (windowSpan tells them apart).
+   */
+  private quotaSpan(limit: number | undefined): boolean {
+    return this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
+  }
+
+  /**
+   * How long after the span's first send a refusal proves no bucket that a log of `limit` per
+   * `pauseMs` would hold back (see windowSpan): a quota's share of the pause, with 5 % to spare,
+   * plus the round trip by which arrivals may stray from sends.
+   */
+  private windowProofAfter(limit: number, pauseMs: number): number {
+    return (pauseMs / limit) * 1.05 + this.spanRoundTrip;
   }
 
   private backoff(): number {

@@ -78,9 +78,12 @@ test('with a policy (draft 8): a bucket, whose spans admit more than the quota o
   assert.equal(gate.pacer.anchor(), undefined);
 });
 
-test('a window found from its spans is kept to without 429s: fixed and sliding 1-s windows, without headers and with a policy', () => {
+test('a window found from its spans is kept to without 429s: fixed and sliding 1-s windows, in every header form', () => {
+  // With RateLimit-Limit or X-RateLimit-Limit (no policy) since a span can prove no faster bucket
+  // fits it: before, the mirror took the quota coming back at each reset for a refill, sent into
+  // the empty window and met a 429 each window (10 a second: 5–8 % of requests; 100: 1 %).
   for (const shape of ['window', 'sliding'] as const) {
-    for (const headers of ['none', 'draft8'] as const) {
+    for (const headers of ['none', 'draft8', 'draft6', 'x'] as const) {
       for (const seed of [1, 2, 3]) {
         const r = simulate({ shape, rate: 100, windowMs: 1000, headers }, { seed });
         const where = `${shape} ${headers} seed ${seed}`;
@@ -143,21 +146,6 @@ test('with RateLimit-Limit (no policy), spans after pauses are a window only if 
   resume = sizedSpan(quick, resume, 100);
   resume = sizedSpan(quick, resume, 100);
   assert.equal(quick.pacer.anchor(), undefined);
-});
-
-test('with RateLimit-Limit or X-RateLimit-Limit, 1-s windows are kept to by their log: a 429 only to find them', () => {
-  // Before, the mirror took the quota coming back at each reset for a refill, sent into the empty
-  // window and met a 429 each window (10 a second: 5–8 % of requests; 100: 1 %).
-  for (const shape of ['window', 'sliding'] as const) {
-    for (const headers of ['draft6', 'x'] as const) {
-      for (const seed of [1, 2, 3]) {
-        const r = simulate({ shape, rate: 100, windowMs: 1000, headers }, { seed });
-        const where = `${shape} ${headers} seed ${seed}`;
-        assert.ok(r.throttled <= 4, `${where}: ${r.throttled} 429s`);
-        assert.ok(r.sustained >= 0.99, `${where}: sustained ${(r.sustained * 100).toFixed(1)} %`);
-      }
-    }
-  }
 });
 
 test('another client starts on the same key: the first 429 under the log ends it, and the import goes on as before the log', () => {
