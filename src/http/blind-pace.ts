@@ -153,6 +153,16 @@ export class BlindPace {
   private admittedInflightMax = 0;
   /** What the span that met the last (non-echo) 429 admitted. */
   private lastSpanAdmitted = Infinity;
+  /**
+   * That span as learned, when it began, and when its 429 came: an admitted answer to a request it
+   * sent before the refused one, arriving after the 429 (answers overtake each other on the wire),
+   * still counts in it — a sliding window's quota of 100 read as 99 held the log one short of it.
+   * (Not one sent after the refused one: a bucket's refill admitted it, and counted, it made a
+   * bucket of 5 refilling 10 a second over a 40-ms wire look like a larger one: 87 -> 69 %.)
+   */
+  private lastSpan: Span | undefined;
+  private lastSpanStart = Infinity;
+  private lastSpanLearnedAt = Infinity;
   private lastPauseMs = Infinity;
   private readonly spans: Span[] = [];
   /** The rate measured over a long span (undefined until then). */
@@ -289,6 +299,16 @@ export class BlindPace {
         this.admittedAt.push(o.sentAt);
         if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
       }
+      if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt && o.at > this.lastSpanLearnedAt) {
+        this.lastSpan.A += 1;
+        this.lastSpanAdmitted += 1;
+        // The span may have just set a window's quota (judgeBurst runs at its 429): the quota is the
+        // least such span's count, now one higher.
+        if (this.anchorQuota > 0 && this.burst > 0 && this.spans.includes(this.lastSpan)) {
+          const least = Math.min(...this.spans.filter(quotaSpan).map((x) => x.A));
+          if (least > this.anchorQuota) this.holdQuota(least, this.anchorWindowMs);
+        }
+      }
       return 0;
     }
     this.consecutive429 += 1;
@@ -312,6 +332,9 @@ export class BlindPace {
     const A = this.spanAdmitted;
     const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined };
     const rateBefore = (A / T) * 1000;
+    this.lastSpan = span;
+    this.lastSpanStart = this.spanStart as number;
+    this.lastSpanLearnedAt = o.at;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
     // cap again. The count of requests in flight at a send can be one short of the server's (an
@@ -332,9 +355,14 @@ export class BlindPace {
       return;
     }
     // More in flight than any admitted request had, at a rate no higher than was admitted: the
-    // limit is on concurrency. (Not after a measured bucket's refill went at once, all admitted: the
-    // requests in flight were the refill's, and the rate ended the span.)
-    if (!(this.spanBurst > 0 && A >= this.spanBurst) && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
+    // limit is on concurrency. (Not after a burst that went at once by design — a measured bucket's
+    // refill, a window's quota — when the 429 met one of its requests, or one sent before any answer
+    // came back, or came after all were admitted: they were in flight together because they were
+    // sent together. A window of 5 read from a bucket of 3 refilling 15 a second met a 429 at the
+    // burst's third request, read as a cap of 3 with the pace set to 1.5× the burst's 1,000 a
+    // second: 71 % of the limit.)
+    const burstRefused = this.spanBurst > 0 && (this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst || T < span.rttMinMs);
+    if (!(this.spanBurst > 0 && A >= this.spanBurst) && !burstRefused && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
       this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
       this.lastWindowCutAt = o.at;
@@ -420,6 +448,13 @@ export class BlindPace {
     }
   }
 
+  /** A window of `quota` per `windowMs` recognised (rule 5): most of the quota goes at once after each pause. */
+  private holdQuota(quota: number, windowMs: number): void {
+    this.burst = Math.floor(quota * 0.9);
+    this.anchorQuota = quota;
+    this.anchorWindowMs = windowMs;
+  }
+
   private judgeBurst(cur: Span): void {
     // A window admits its whole quota after a pause: two spans in a row that began with it at once
     // and admitted less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5
@@ -439,7 +474,7 @@ export class BlindPace {
     // window and part of the next). Two such spans admitting that least number, to within a request
     // or two, are a window; a bucket's spans admit what the pause refilled plus what dripped in
     // meanwhile, which seldom repeats so closely.
-    const afterPause = this.spans.filter((x) => x.pauseMs >= 1000 && x.T < LONG_SPAN_MS && x.A >= 4);
+    const afterPause = this.spans.filter(quotaSpan);
     if (afterPause.length < 2) return;
     const least = Math.min(...afterPause.map((x) => x.A));
     const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least)).length;
@@ -453,10 +488,8 @@ export class BlindPace {
     const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
     const bucket = this.bounds(this.rate);
-    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least)) return;
-    this.burst = Math.floor(least * 0.9);
-    this.anchorQuota = least;
-    this.anchorWindowMs = windowMs;
+    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
+    this.holdQuota(least, windowMs);
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
@@ -621,6 +654,11 @@ export class BlindPace {
  */
 function asksBackSooner(span: Span): boolean {
   return span.retryAfterKnown && span.pauseMs !== Infinity && span.retryAfterMs <= span.pauseMs / 2;
+}
+
+/** A short span that began with a whole quota, were the limit a window's (rule 5): the first, or one after a pause of a second or more. */
+function quotaSpan(x: Span): boolean {
+  return x.pauseMs >= 1000 && x.T < LONG_SPAN_MS && x.A >= 4;
 }
 
 /** In order (a budget shared through Redis feeds sends in the order their answers came). */
