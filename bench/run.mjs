@@ -95,6 +95,7 @@ try {
           ['token bucket 4/s, burst 40', { limiter: 'bucket', rateLimit: 4, burst: 40 }],
           ['token bucket 60/s, burst 3', { limiter: 'bucket', rateLimit: 60, burst: 3 }],
           ['fixed window, 10 per 1 s', { limiter: 'window', rateLimit: 10, windowMs: 1000 }],
+          ['fixed window, 50 per 1 s', { limiter: 'window', rateLimit: 50, windowMs: 1000 }],
           ['fixed window, 100 per 1 s', { limiter: 'window', rateLimit: 100, windowMs: 1000 }],
           ['sliding window, 100 per 1 s', { limiter: 'sliding', rateLimit: 100, windowMs: 1000 }],
           ['fixed window, 300 per 10 s', { limiter: 'window', rateLimit: 30, windowMs: 10_000 }],
