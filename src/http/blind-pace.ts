@@ -115,9 +115,12 @@ const BOUNDS_STEP = 0.001;
 const BOUNDS_COARSE = 0.02;
 /** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
 const BUCKET_NOT_WINDOW = 0.4;
-/** …or when one that fits would refill this share of the quota in a window's length. */
+/** …or, for a quota under BURST_MIN_QUOTA, when one that fits would refill this share of it in a window's length. */
 const BUCKET_REFILLS_QUOTA = 0.75;
-/** A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this quota up. */
+/**
+ * A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this
+ * quota up; from it up, too, equal counts are a window even when a bucket fits them (rule 5).
+ */
 const BURST_MIN_QUOTA = 50;
 /** Of what a measured bucket's pause refilled, this share goes at once when the pause ends. */
 const REFILL_SHARE = 0.9;
@@ -154,15 +157,16 @@ export class BlindPace {
   /** What the span that met the last (non-echo) 429 admitted. */
   private lastSpanAdmitted = Infinity;
   /**
-   * That span as learned, when it began, and when its 429 came: an admitted answer to a request it
-   * sent before the refused one, arriving after the 429 (answers overtake each other on the wire),
-   * still counts in it — a sliding window's quota of 100 read as 99 held the log one short of it.
-   * (Not one sent after the refused one: a bucket's refill admitted it, and counted, it made a
-   * bucket of 5 refilling 10 a second over a 40-ms wire look like a larger one: 87 -> 69 %.)
+   * That span as learned, and when it began: an admitted answer to a request it sent before the
+   * refused one, arriving after the 429 (answers overtake each other on the wire), still counts in
+   * it — a sliding window's quota of 100 read as 99 held the log one short of it. (Not one sent
+   * after the refused one: a bucket's refill may have admitted it, and counting those made a bucket
+   * of 5 refilling 10 a second over a 40-ms wire look larger: 87 -> 69 %.)
    */
   private lastSpan: Span | undefined;
   private lastSpanStart = Infinity;
-  private lastSpanLearnedAt = Infinity;
+  /** The spans a recognised window's quota was read from (judgeBurst): their late answers raise it. */
+  private quotaFrom: Span[] = [];
   private lastPauseMs = Infinity;
   private readonly spans: Span[] = [];
   /** The rate measured over a long span (undefined until then). */
@@ -299,13 +303,15 @@ export class BlindPace {
         this.admittedAt.push(o.sentAt);
         if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
       }
-      if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt && o.at > this.lastSpanLearnedAt) {
+      // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
+      // 429 is learned, and the next span begins after the pause, later than the refused send.)
+      if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt) {
         this.lastSpan.A += 1;
         this.lastSpanAdmitted += 1;
         // The span may have just set a window's quota (judgeBurst runs at its 429): the quota is the
-        // least such span's count, now one higher.
-        if (this.anchorQuota > 0 && this.burst > 0 && this.spans.includes(this.lastSpan)) {
-          const least = Math.min(...this.spans.filter(quotaSpan).map((x) => x.A));
+        // least count of the spans it was read from, now perhaps one higher.
+        if (!this.anchorEnded && this.burst > 0 && this.quotaFrom.includes(this.lastSpan)) {
+          const least = Math.min(...this.quotaFrom.map((x) => x.A));
           if (least > this.anchorQuota) this.holdQuota(least, this.anchorWindowMs);
         }
       }
@@ -334,7 +340,6 @@ export class BlindPace {
     const rateBefore = (A / T) * 1000;
     this.lastSpan = span;
     this.lastSpanStart = this.spanStart as number;
-    this.lastSpanLearnedAt = o.at;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
     // cap again. The count of requests in flight at a send can be one short of the server's (an
@@ -482,7 +487,11 @@ export class BlindPace {
     // Two equal counts can be a token bucket's too, when its refill made up the difference between
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
-    // over unequal lengths leave a bucket only a trickle of refill).
+    // over unequal lengths leave a bucket only a trickle of refill); so is one refilling most of a
+    // quota under BURST_MIN_QUOTA in a window's length. From that quota up the window is taken: a
+    // misread bucket costs one 429 (the log ends at its first miss), a misread window a fifth of the
+    // limit for good (over real HTTP on a loaded machine, the wire's slack fitted a bucket of 40 a
+    // second to a fixed window of 50 a second, and nothing ever refuted it).
     // Its length is the longest pause a 429 called for after a quota sent from a window's start:
     // the first span may have begun anywhere in a window, and its pause said only what was left.
     const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
@@ -490,6 +499,7 @@ export class BlindPace {
     const bucket = this.bounds(this.rate);
     if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
     this.holdQuota(least, windowMs);
+    this.quotaFrom = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
