@@ -496,8 +496,12 @@ export class BlindPace {
     // the first span may have begun anywhere in a window, and its pause said only what was left.
     const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
+    // (A bucket whose least rate is over the pace that met the 429 is none worth believing: a loaded
+    // machine's late timers sent bursts over the nominal pace, and a span that ran across a fixed
+    // window's end admitted two quotas — fitted as a bucket of 182 a second, it kept a window of 50
+    // a second unrecognised for the whole import, a 429 every window or two.)
     const bucket = this.bounds(this.rate);
-    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
+    if (bucket !== undefined && bucket.rate <= this.rate && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
     this.holdQuota(least, windowMs);
     this.quotaFrom = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
