@@ -366,8 +366,8 @@ export class BlindPace {
     // sent together. A window of 5 read from a bucket of 3 refilling 15 a second met a 429 at the
     // burst's third request, read as a cap of 3 with the pace set to 1.5× the burst's 1,000 a
     // second: 71 % of the limit.)
-    const burstRefused = this.spanBurst > 0 && (this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst || T < span.rttMinMs);
-    if (!(this.spanBurst > 0 && A >= this.spanBurst) && !burstRefused && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
+    const sentTogether = this.spanBurst > 0 && (A >= this.spanBurst || T < span.rttMinMs || this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst);
+    if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
       this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
       this.lastWindowCutAt = o.at;
@@ -401,7 +401,13 @@ export class BlindPace {
     const last = this.spans[this.spans.length - 1];
     const cached = this.boundsFor;
     if (cached !== undefined && cached.span === last && cached.upTo === upTo) return cached.result;
-    const result = bucketBounds(this.spans, upTo);
+    // A least rate above the pace that met the 429 is no bucket worth believing: a bucket refuses
+    // only a pace above its rate, give or take the jitter. (Believed, one kept a window of 50 a
+    // second unrecognised for a whole import over real HTTP on a loaded machine — late timers had
+    // sent bursts over the nominal pace, and a span that ran across a window's end admitted two
+    // quotas: a bucket of 182 a second against a pace of 128.)
+    const fit = bucketBounds(this.spans, upTo);
+    const result = fit !== undefined && fit.rate <= upTo ? fit : undefined;
     this.boundsFor = { span: last, upTo, result };
     return result;
   }
@@ -482,8 +488,8 @@ export class BlindPace {
     const afterPause = this.spans.filter(quotaSpan);
     if (afterPause.length < 2) return;
     const least = Math.min(...afterPause.map((x) => x.A));
-    const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least)).length;
-    if (same < 2) return;
+    const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
+    if (same.length < 2) return;
     // Two equal counts can be a token bucket's too, when its refill made up the difference between
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
@@ -494,16 +500,12 @@ export class BlindPace {
     // second to a fixed window of 50 a second, and nothing ever refuted it).
     // Its length is the longest pause a 429 called for after a quota sent from a window's start:
     // the first span may have begun anywhere in a window, and its pause said only what was left.
-    const sameAfterPause = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least) && x.pauseMs !== Infinity);
+    const sameAfterPause = same.filter((x) => x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
-    // (A bucket whose least rate is over the pace that met the 429 is none worth believing: a loaded
-    // machine's late timers sent bursts over the nominal pace, and a span that ran across a fixed
-    // window's end admitted two quotas — fitted as a bucket of 182 a second, it kept a window of 50
-    // a second unrecognised for the whole import, a 429 every window or two.)
     const bucket = this.bounds(this.rate);
-    if (bucket !== undefined && bucket.rate <= this.rate && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
+    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
     this.holdQuota(least, windowMs);
-    this.quotaFrom = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
+    this.quotaFrom = same;
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
@@ -524,11 +526,10 @@ export class BlindPace {
   private estimateFrom(base: number, paceAt429: number, cur: Span): number {
     if (this.spans.length === 1 || this.burst > 0) return base;
     // What every span since the start proves of a token bucket: the least rate that could have
-    // admitted what was admitted and refused what was refused. A least rate above the pace that met
-    // the 429 is no bucket worth believing (a bucket refuses only a pace above its rate, give or
-    // take the jitter): the pace by span stands.
+    // admitted what was admitted and refused what was refused (none believable: the pace by span
+    // stands).
     const least = this.bounds(paceAt429);
-    if (least === undefined || least.rate > paceAt429) return base;
+    if (least === undefined) return base;
     const tight = least.upper <= BOUNDS_TIGHT * least.rate;
     // A bucket a pause fills whole (its size is over half of what a pause would refill): a 429 costs
     // it no time once what each pause refills is spent at once after it (burstAfter), only the 429
