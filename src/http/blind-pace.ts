@@ -36,6 +36,11 @@ export interface BlindAnswer {
   inflightAtSend: number;
 }
 
+interface Admit {
+  sentAt: number;
+  rtt: number;
+}
+
 interface Span {
   /** The pause before it (Infinity for the first: the limit was whole). */
   pauseMs: number;
@@ -54,6 +59,10 @@ interface Span {
   rttMaxMs: number;
   /** The shortest round trip of its admitted answers (Infinity: none). */
   rttMinMs: number;
+  /** Its admitted requests: when each was sent and its round trip (ms), as their answers came. */
+  admits: Admit[];
+  /** The refused request's round trip (ms). */
+  refusedRttMs: number;
   failed: number;
   /** The pause its 429 called for (ms). */
   retryAfterMs: number;
@@ -126,6 +135,16 @@ const BURST_MIN_QUOTA = 50;
 const REFILL_SHARE = 0.9;
 /** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
 const BOUNDS_TIGHT = 1.05;
+/** A round trip longer than the shortest by more than this says nothing more of when its request arrived. */
+const WIRE_SLACK_MAX_MS = 50;
+/** …and the shortest round trip seen may be a little over the wire's least: arrivals may be this much later. */
+const WIRE_SLACK_MS = 3;
+/** A fixed window is read from the phase of this many spans at least (judgeFixedGrid)… */
+const GRID_SPANS = 3;
+/** …this many for a quota under BURST_MIN_QUOTA… */
+const GRID_SPANS_SMALL = 4;
+/** …and only if the quotas that fit at every phase lie within this share of the least. */
+const GRID_SPREAD = 0.05;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 30_000;
@@ -186,6 +205,7 @@ export class BlindPace {
   /** Send times of every request of the current span, and its admitted answers' round trips. */
   private spanSends: number[] = [];
   private spanRtts: number[] = [];
+  private spanAdmits: Admit[] = [];
   private spanFailed = 0;
   /**
    * A window-like limit restores a whole quota after each pause, whatever the pace before it:
@@ -248,6 +268,7 @@ export class BlindPace {
       this.admittedAt.length = 0;
       this.spanSends = [];
       this.spanRtts = [];
+      this.spanAdmits = [];
       this.spanFailed = 0;
       this.spanBurst = this.burstAfter();
     }
@@ -302,12 +323,14 @@ export class BlindPace {
         if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
         this.admittedAt.push(o.sentAt);
         if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
+        if (this.spanAdmits.length < SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
       }
       // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
       // 429 is learned, and the next span begins after the pause, later than the refused send.)
       if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt) {
         this.lastSpan.A += 1;
         this.lastSpanAdmitted += 1;
+        if (this.lastSpan.admits.length < SPAN_SENDS_MAX) this.lastSpan.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
         // The span may have just set a window's quota (judgeBurst runs at its 429): the quota is the
         // least count of the spans it was read from, now perhaps one higher.
         if (!this.anchorEnded && this.burst > 0 && this.quotaFrom.includes(this.lastSpan)) {
@@ -336,8 +359,10 @@ export class BlindPace {
     this.regrowTo = 0;
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt };
     const rateBefore = (A / T) * 1000;
+    // (Its admitted answers that come later are added to it alone, below: not twice.)
+    this.spanAdmits = [];
     this.lastSpan = span;
     this.lastSpanStart = this.spanStart as number;
 
@@ -486,10 +511,12 @@ export class BlindPace {
     // or two, are a window; a bucket's spans admit what the pause refilled plus what dripped in
     // meanwhile, which seldom repeats so closely.
     const afterPause = this.spans.filter(quotaSpan);
-    if (afterPause.length < 2) return;
-    const least = Math.min(...afterPause.map((x) => x.A));
+    const least = afterPause.length > 0 ? Math.min(...afterPause.map((x) => x.A)) : 0;
     const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
-    if (same.length < 2) return;
+    if (same.length < 2) {
+      this.judgeFixedGrid();
+      return;
+    }
     // Two equal counts can be a token bucket's too, when its refill made up the difference between
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
@@ -510,6 +537,34 @@ export class BlindPace {
     // window cares only for the count, and each millisecond the quota takes is added to every cycle
     // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
     this.rate = Math.min(this.ceiling, Math.max(this.rate, ...afterPause.filter((x) => !x.slow).map((x) => x.pace)));
+  }
+
+  /**
+   * Spans that ran across a fixed window's end admitted the rest of one quota and part of the next,
+   * so their counts differ; over a wire each pause also ends at a new phase, and equal counts may
+   * never come (1-s windows of 100 over 10 ms: 65–80 % of the limit). But a fixed window is a grid:
+   * a phase at which every span's refused request came after the same count since its window
+   * began, and no earlier window of a span took more, is a window of that count (fixedGridQuota).
+   * Its length is the longest pause a 429 called for (a window's end is at most that far away).
+   * Three spans at least — the phase and the quota are two unknowns, and each span one equation —
+   * and four under BURST_MIN_QUOTA, where a misread bucket costs more (rule 7), with the same bucket
+   * checks as equal counts.
+   */
+  private judgeFixedGrid(): void {
+    const spans = this.spans.filter((x) => x.pauseMs >= 1000 && x.retryAfterKnown && x.A >= 4);
+    if (spans.length < GRID_SPANS) return;
+    const windowMs = Math.max(...spans.filter((x) => x.pauseMs !== Infinity).map((x) => x.retryAfterMs), 0);
+    if (windowMs < 1000) return;
+    const quota = fixedGridQuota(spans, windowMs);
+    if (quota === undefined) return;
+    if (quota < BURST_MIN_QUOTA) {
+      if (spans.length < GRID_SPANS_SMALL) return;
+      const bucket = this.bounds(this.rate);
+      if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * quota)) return;
+    }
+    this.holdQuota(quota, windowMs);
+    this.quotaFrom = [];
+    this.rate = Math.min(this.ceiling, Math.max(this.rate, ...spans.filter((x) => !x.slow).map((x) => x.pace)));
   }
 
   /** The pace to hold after the latest span. */
@@ -674,6 +729,88 @@ function asksBackSooner(span: Span): boolean {
 /** A short span that began with a whole quota, were the limit a window's (rule 5): the first, or one after a pause of a second or more. */
 function quotaSpan(x: Span): boolean {
   return x.pauseMs >= 1000 && x.T < LONG_SPAN_MS && x.A >= 4;
+}
+
+/**
+ * The quota of a fixed window of `windowMs` that every span fits at one phase (undefined: none, or
+ * too many). A request arrived between its send and its send plus what its round trip took over the
+ * shortest (give or take a constant, the shortest way there, which the phase takes up). At a phase,
+ * each span's refused request came after its window had admitted the quota — the admitted requests
+ * that surely arrived in that window at most, those that may have (and those not answered yet) at
+ * least — and no earlier window of the span admitted more. The quotas that fit at some phase must
+ * lie within GRID_SPREAD of each other (the spans pin it); the least of them is taken: one too many
+ * would cost a 429 under the log, one too few a request per window.
+ */
+export function fixedGridQuota(spans: Array<Pick<Span, 'admits' | 'refusedAt' | 'refusedRttMs' | 'sends'>>, windowMs: number): number | undefined {
+  // A request's arrival lies between its send and its send plus what its round trip took over the
+  // shortest (plus a constant, the shortest way there, which the phase takes up).
+  let rttMin = Infinity;
+  for (const sp of spans) for (const a of sp.admits) rttMin = Math.min(rttMin, a.rtt, sp.refusedRttMs);
+  const prepared = spans.map((sp) => {
+    const admits = [...sp.admits].sort((a, b) => a.sentAt - b.sentAt);
+    const at = admits.map((a) => a.sentAt);
+    const late = admits.map((a) => Math.min(WIRE_SLACK_MAX_MS, a.rtt - rttMin) + WIRE_SLACK_MS);
+    return { at, late, sends: sp.sends, refusedAt: sp.refusedAt, refusedLate: Math.min(WIRE_SLACK_MAX_MS, sp.refusedRttMs - rttMin) + WIRE_SLACK_MS, first: sp.sends[0] ?? sp.refusedAt };
+  });
+  // Admitted requests that surely arrived within [x, x + w), and those that may have.
+  const inWindow = (p: (typeof prepared)[number], x: number): [number, number] => {
+    const a = lowerBound(p.at, x);
+    const b = lowerBound(p.at, x + windowMs);
+    let sure = b - a;
+    let may = b - a;
+    for (let i = b - 1; i >= a && (p.at[i] as number) >= x + windowMs - WIRE_SLACK_MAX_MS - 1; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x + windowMs) sure -= 1;
+    for (let i = a - 1; i >= 0 && (p.at[i] as number) >= x - WIRE_SLACK_MAX_MS - 1; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x) may += 1;
+    return [sure, may];
+  };
+  const step = Math.max(1, windowMs / 2000);
+  let least = Infinity;
+  let most = 0;
+  for (let theta = 0; theta < windowMs; theta += step) {
+    let lo = 0;
+    let hi = Infinity;
+    for (const p of prepared) {
+      const start = p.refusedAt - mod(p.refusedAt - theta, windowMs);
+      // The refused request's window (one it may have reached only after its end places nothing).
+      if (p.refusedAt + p.refusedLate >= start + windowMs) {
+        hi = -1;
+        break;
+      }
+      // That window admitted the quota (with requests sent before the refused one whose answers have
+      // not come yet: answers overtake each other); every earlier one of the span, no more.
+      const [sure, may] = inWindow(p, start);
+      const from = start - WIRE_SLACK_MAX_MS - 1;
+      const unanswered = countIn(p.sends, from, p.refusedAt) - countIn(p.at, from, p.refusedAt);
+      lo = Math.max(lo, sure);
+      hi = Math.min(hi, may + Math.max(0, unanswered));
+      for (let y = start - windowMs; y + windowMs > p.first; y -= windowMs) lo = Math.max(lo, inWindow(p, y)[0]);
+      if (lo > hi) break;
+    }
+    if (lo <= hi && lo > 0) {
+      least = Math.min(least, lo);
+      most = Math.max(most, lo);
+    }
+  }
+  return least !== Infinity && most - least <= Math.max(1, GRID_SPREAD * least) ? least : undefined;
+}
+
+function mod(a: number, m: number): number {
+  return ((a % m) + m) % m;
+}
+
+/** How many of the sorted times lie in [from, to). */
+function countIn(xs: number[], from: number, to: number): number {
+  return Math.max(0, lowerBound(xs, to) - lowerBound(xs, from));
+}
+
+function lowerBound(xs: number[], v: number): number {
+  let a = 0;
+  let b = xs.length;
+  while (a < b) {
+    const m = (a + b) >> 1;
+    if ((xs[m] as number) < v) a = m + 1;
+    else b = m;
+  }
+  return a;
 }
 
 /** In order (a budget shared through Redis feeds sends in the order their answers came). */

@@ -156,3 +156,69 @@ test('an echo 429 that calls for a shorter pause leaves the pause as it was: two
   answer(2411, 429, 1000);
   assert.equal(pace.burstAfter(), 9, 'a window of 10 recognised: 9 go at once after the pause');
 });
+
+/**
+ * Spans sent at a steady pace into fixed windows of `quota` per `windowMs` starting at `phase`
+ * (by arrival, each request `oneWay(i)` ms on the wire each way), each until its first refusal.
+ */
+function gridSpans(quota: number, windowMs: number, phase: number, runs: Array<[from: number, pace: number]>, oneWay: (i: number) => number) {
+  const used = new Map<number, number>();
+  let n = 0;
+  return runs.map(([from, pace]) => {
+    const sp = { sends: [] as number[], admits: [] as Array<{ sentAt: number; rtt: number }>, refusedAt: Number.NaN, refusedRttMs: 0 };
+    for (let t = from; ; t += 1000 / pace) {
+      const d = oneWay(n++);
+      const k = Math.floor((t + d - phase) / windowMs);
+      const c = used.get(k) ?? 0;
+      sp.sends.push(t);
+      if (c >= quota) {
+        sp.refusedAt = t;
+        sp.refusedRttMs = 2 * d;
+        return sp;
+      }
+      used.set(k, c + 1);
+      sp.admits.push({ sentAt: t, rtt: 2 * d });
+    }
+  });
+}
+
+test('fixedGridQuota: spans that ran across fixed windows’ ends give the quota from their phase; never more than it, and a bucket no window', async () => {
+  const { fixedGridQuota } = await import('../../src/http/blind-pace.js');
+  const wire = (i: number) => 10 + ((i * 7919) % 5);
+  // 50 per second from 300 ms past each second: spans that admitted 94, 50 and 64 — no two equal
+  // counts, as rule 5 would need.
+  const spans = gridSpans(50, 1000, 300, [[1750, 80], [3800, 130], [6100, 70]], wire);
+  assert.deepEqual(spans.map((s) => s.admits.length), [94, 50, 64]);
+  assert.equal(fixedGridQuota(spans, 1000), 50);
+  // Whatever the phase and the paces, a quota read is the truth or a little under it (one too many
+  // would meet a 429 each window); spans at alike paces may fit a band of quotas, and read none.
+  let read = 0;
+  for (let k = 0; k < 40; k++) {
+    const quota = 20 + ((k * 37) % 180);
+    const pace = (j: number) => quota * (1.05 + (((k + 3) * (j + 5) * 13) % 100) / 100);
+    const runs: Array<[number, number]> = [0, 1, 2, 3].map((j) => [j * 2500 + ((k * 131 + j * 337) % 1000), pace(j)]);
+    const q = fixedGridQuota(gridSpans(quota, 1000, (k * 97) % 1000, runs, wire), 1000);
+    if (q !== undefined) read += 1;
+    assert.ok(q === undefined || (q <= quota && q >= 0.95 * quota), `quota ${quota}, case ${k}: read ${q}`);
+  }
+  assert.ok(read >= 30, `a window read in ${read} cases of 40`);
+  // A token bucket's spans at the same paces.
+  for (const [rate, burst] of [[40, 20], [50, 50], [60, 10], [30, 40]]) {
+    const bucket = { tokens: burst, at: 0, rate, burst };
+    const bucketRuns = [[1650, 80], [3700, 120], [5950, 70]].map(([from, p]) => {
+      const sp = { sends: [] as number[], admits: [] as Array<{ sentAt: number; rtt: number }>, refusedAt: Number.NaN, refusedRttMs: 20 };
+      for (let t = from as number; ; t += 1000 / (p as number)) {
+        bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) * rate) / 1000);
+        bucket.at = t;
+        sp.sends.push(t);
+        if (bucket.tokens < 1) {
+          sp.refusedAt = t;
+          return sp;
+        }
+        bucket.tokens -= 1;
+        sp.admits.push({ sentAt: t, rtt: 20 });
+      }
+    });
+    assert.equal(fixedGridQuota(bucketRuns, 1000), undefined, `bucket ${rate}/s, burst ${burst}`);
+  }
+});
