@@ -82,6 +82,8 @@ const SHORT_SHARE = 0.7;
 const REGROW_SHARE = 0.5;
 /** Spans whose admitted counts are within this share of the least met a window's quota. */
 const WINDOW_SAME = 0.02;
+/** …but under this count, only equal counts are a window's. */
+const EXACT_QUOTA = 10;
 /** The probe stays under this share of the pace that last met a 429… */
 const UNDER_TOO_FAST = 0.97;
 /** …which relaxes upward this share per second without a 429. */
@@ -512,7 +514,10 @@ export class BlindPace {
     // meanwhile, which seldom repeats so closely.
     const afterPause = this.spans.filter(quotaSpan);
     const least = afterPause.length > 0 ? Math.min(...afterPause.map((x) => x.A)) : 0;
-    const same = afterPause.filter((x) => x.A - least <= Math.max(1, WINDOW_SAME * least));
+    // (Under EXACT_QUOTA the counts must be equal: a window admits its whole quota each time, while
+    // a bucket's short spans after pauses admit its size and a request or two of refill — a bucket of
+    // 5 refilling 10 a second, its spans admitting 5 and 6, read as a window of 5, held 88 %.)
+    const same = afterPause.filter((x) => x.A - least <= (least < EXACT_QUOTA ? 0 : Math.max(1, WINDOW_SAME * least)));
     if (same.length < 2) {
       this.judgeFixedGrid();
       return;
