@@ -84,6 +84,8 @@ const REGROW_SHARE = 0.5;
 const WINDOW_SAME = 0.02;
 /** …but under this count, only equal counts are a window's. */
 const EXACT_QUOTA = 10;
+/** This many spans after pauses that admitted exactly one count are a window, whatever bucket fits. */
+const SAME_SPANS = 3;
 /** The probe stays under this share of the pace that last met a 429… */
 const UNDER_TOO_FAST = 0.97;
 /** …which relaxes upward this share per second without a 429. */
@@ -535,7 +537,13 @@ export class BlindPace {
     const sameAfterPause = same.filter((x) => x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
     const bucket = this.bounds(this.rate);
-    if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
+    // (Not when three spans after pauses admitted exactly the same count: a bucket that fits them
+    // runs in a loop its own reading makes — a sliding window of 20 a second, read as a bucket of 16
+    // with a burst of 14 after each pause, met a 429 each cycle, and each took 3 % off the pace: 64 %.
+    // A bucket misread so meets the log's 429 at its first window, and the reading ends.)
+    const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
+    const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least);
+    if (!allSame && bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
     this.holdQuota(least, windowMs);
     this.quotaFrom = same;
     // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a

@@ -187,6 +187,16 @@ test('without headers, fixed windows whose spans run across their ends are read 
   }
 });
 
+test('without headers, three spans after pauses that admit exactly one count are a window, though a bucket fits them', () => {
+  // A sliding window of 20 a second over 15 ms with 8 in flight, read as a bucket of 16 with a burst
+  // of 14 after each pause: each cycle met a 429 and took 3 % off the pace, down to 9.5 a second.
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'sliding', rate: 20, windowMs: 1000, headers: 'none' }, { seed, wire: { min: 15, spread: 5 }, concurrency: 8 });
+    assert.equal(r.anchored, true, `sliding 20 per 1 s, seed ${seed}: no log`);
+    assert.ok(r.share >= 0.9, `sliding 20 per 1 s, seed ${seed}: ${(r.share * 100).toFixed(1)} %`);
+  }
+});
+
 test('without headers, a 429 on a burst sent at once by design is no cap on requests in flight', () => {
   // A bucket of 3 refilling 15 a second, read as a window of 5, met a 429 within the burst of its
   // quota: read as a cap, with the pace set to 1.5× the burst's own, it held 71 %.
