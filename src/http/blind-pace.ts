@@ -535,7 +535,7 @@ export class BlindPace {
     // Its length is the longest pause a 429 called for after a quota sent from a window's start:
     // the first span may have begun anywhere in a window, and its pause said only what was left.
     const sameAfterPause = same.filter((x) => x.pauseMs !== Infinity);
-    const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map((x) => x.retryAfterMs)) : 0;
+    const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map(windowAfterQuota)) : 0;
     const bucket = this.bounds(this.rate);
     // (Not when three spans after pauses admitted exactly the same count: a bucket that fits them
     // runs in a loop its own reading makes — a sliding window of 20 a second, read as a bucket of 16
@@ -737,6 +737,19 @@ export class BlindPace {
  */
 function asksBackSooner(span: Span): boolean {
   return span.retryAfterKnown && span.pauseMs !== Infinity && span.retryAfterMs <= span.pauseMs / 2;
+}
+
+/**
+ * The window's length a span after a pause says, its quota sent from a window's start: the pause
+ * its 429 called for, ceil(w − d) in whole seconds, where d is what the quota took — plus d's whole
+ * seconds (w = ceil(w − d) + floor(d) for whole seconds). A sliding window says its length so; a
+ * fixed window at most its length, whatever the phase its span began at. (d less the wire's spread:
+ * on a second's edge, the shorter reading. 90 per 3 s sliding, over 40 ms with 8 in flight, took a
+ * second a quota and asked back in 2 s: kept as a window of 2 s, the log met a 429 and ended.)
+ */
+function windowAfterQuota(x: Span): number {
+  const took = x.refusedAt - (x.sends[0] ?? x.refusedAt) - x.jitterMs;
+  return x.retryAfterMs + 1000 * Math.max(0, Math.floor(took / 1000));
 }
 
 /** A short span that began with a whole quota, were the limit a window's (rule 5): the first, or one after a pause of a second or more. */

@@ -197,6 +197,16 @@ test('without headers, three spans after pauses that admit exactly one count are
   }
 });
 
+test('without headers, a window whose quota takes over a second is as long as the pause its 429 called for plus the whole seconds the quota took', () => {
+  // 90 per 3 s, sliding, 40 ms away with 8 in flight: each quota took a second, and its 429 asked
+  // back in 2 s (ceil(3 − 1.1)). Kept as a window of 2 s, the log met a 429 and ended: 68 %.
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'sliding', rate: 30, windowMs: 3000, headers: 'none' }, { seed, wire: { min: 40, spread: 5 }, concurrency: 8 });
+    assert.equal(r.anchored, true, `sliding 90 per 3 s, seed ${seed}: no log`);
+    assert.ok(r.share >= 0.88, `sliding 90 per 3 s, seed ${seed}: ${(r.share * 100).toFixed(1)} %`);
+  }
+});
+
 test('without headers, a 429 on a burst sent at once by design is no cap on requests in flight', () => {
   // A bucket of 3 refilling 15 a second, read as a window of 5, met a 429 within the burst of its
   // quota: read as a cap, with the pace set to 1.5× the burst's own, it held 71 %.
