@@ -149,6 +149,8 @@ const GRID_SPANS = 3;
 const GRID_SPANS_SMALL = 4;
 /** …and only if the quotas that fit at every phase lie within this share of the least. */
 const GRID_SPREAD = 0.05;
+/** A span's windows before its refused request's are checked back this far (their cost, at a 429). */
+const GRID_WINDOWS_BACK = 16;
 /** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_CAP_MS = 30_000;
@@ -564,7 +566,8 @@ export class BlindPace {
    * checks as equal counts.
    */
   private judgeFixedGrid(): void {
-    const spans = this.spans.filter((x) => x.pauseMs >= 1000 && x.retryAfterKnown && x.A >= 4);
+    // (A span too long to have kept every send is left out, as from the bucket's bounds.)
+    const spans = this.spans.filter((x) => x.pauseMs >= 1000 && x.retryAfterKnown && x.A >= 4 && x.sends.length < SPAN_SENDS_MAX);
     if (spans.length < GRID_SPANS) return;
     const windowMs = Math.max(...spans.filter((x) => x.pauseMs !== Infinity).map((x) => x.retryAfterMs), 0);
     if (windowMs < 1000) return;
@@ -808,7 +811,7 @@ export function fixedGridQuota(spans: Array<Pick<Span, 'admits' | 'refusedAt' | 
       const unanswered = countIn(p.sends, from, p.refusedAt) - countIn(p.at, from, p.refusedAt);
       lo = Math.max(lo, sure);
       hi = Math.min(hi, may + Math.max(0, unanswered));
-      for (let y = start - windowMs; y + windowMs > p.first; y -= windowMs) lo = Math.max(lo, inWindow(p, y)[0]);
+      for (let y = start - windowMs, n = 0; y + windowMs > p.first && n < GRID_WINDOWS_BACK; y -= windowMs, n++) lo = Math.max(lo, inWindow(p, y)[0]);
       if (lo > hi) break;
     }
     if (lo <= hi && lo > 0) {
