@@ -534,8 +534,9 @@ export class BlindPace {
     // misread bucket costs one 429 (the log ends at its first miss), a misread window a fifth of the
     // limit for good (over real HTTP on a loaded machine, the wire's slack fitted a bucket of 40 a
     // second to a fixed window of 50 a second, and nothing ever refuted it).
-    // Its length is the longest pause a 429 called for after a quota sent from a window's start:
-    // the first span may have begun anywhere in a window, and its pause said only what was left.
+    // Its length is the longest pause a 429 called for after a quota sent from a window's start, plus
+    // the whole seconds the quota took (windowAfterQuota): the first span may have begun anywhere
+    // in a window, and its pause said only what was left.
     const sameAfterPause = same.filter((x) => x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map(windowAfterQuota)) : 0;
     const bucket = this.bounds(this.rate);
@@ -560,7 +561,9 @@ export class BlindPace {
    * never come (1-s windows of 100 over 10 ms: 65–80 % of the limit). But a fixed window is a grid:
    * a phase at which every span's refused request came after the same count since its window
    * began, and no earlier window of a span took more, is a window of that count (fixedGridQuota).
-   * Its length is the longest pause a 429 called for (a window's end is at most that far away).
+   * Its length is taken as the longest pause a 429 called for: a fixed window is at least that long
+   * (its end was at most that far away). Read short, the grid fits no spans or the log meets a 429
+   * and ends; the spans of a grid ran across windows' ends, so the time a quota took says nothing.
    * Three spans at least — the phase and the quota are two unknowns, and each span one equation —
    * and four under BURST_MIN_QUOTA, where a misread bucket costs more (rule 7), with the same bucket
    * checks as equal counts.
@@ -751,6 +754,7 @@ function asksBackSooner(span: Span): boolean {
  * second a quota and asked back in 2 s: kept as a window of 2 s, the log met a 429 and ended.)
  */
 function windowAfterQuota(x: Span): number {
+  if (!x.retryAfterKnown) return 0;
   const took = x.refusedAt - (x.sends[0] ?? x.refusedAt) - x.jitterMs;
   return x.retryAfterMs + 1000 * Math.max(0, Math.floor(took / 1000));
 }
@@ -772,23 +776,28 @@ function quotaSpan(x: Span): boolean {
  */
 export function fixedGridQuota(spans: Array<Pick<Span, 'admits' | 'refusedAt' | 'refusedRttMs' | 'sends'>>, windowMs: number): number | undefined {
   // A request's arrival lies between its send and its send plus what its round trip took over the
-  // shortest (plus a constant, the shortest way there, which the phase takes up).
+  // shortest (plus a constant, the shortest way there, which the phase takes up). One that took
+  // much longer may have been late on the way out (a new connection, a retransmission) by any
+  // part of it: where it arrived is unknown, and it is surely in no window.
   let rttMin = Infinity;
   for (const sp of spans) for (const a of sp.admits) rttMin = Math.min(rttMin, a.rtt, sp.refusedRttMs);
   const prepared = spans.map((sp) => {
     const admits = [...sp.admits].sort((a, b) => a.sentAt - b.sentAt);
     const at = admits.map((a) => a.sentAt);
-    const late = admits.map((a) => Math.min(WIRE_SLACK_MAX_MS, a.rtt - rttMin) + WIRE_SLACK_MS);
-    return { at, late, sends: sp.sends, refusedAt: sp.refusedAt, refusedLate: Math.min(WIRE_SLACK_MAX_MS, sp.refusedRttMs - rttMin) + WIRE_SLACK_MS, first: sp.sends[0] ?? sp.refusedAt };
+    const late = admits.map((a) => (a.rtt - rttMin > WIRE_SLACK_MAX_MS ? Infinity : a.rtt - rttMin + WIRE_SLACK_MS));
+    const unknown = admits.filter((a) => a.rtt - rttMin > WIRE_SLACK_MAX_MS).map((a) => a.sentAt);
+    return { at, late, unknown, sends: sp.sends, refusedAt: sp.refusedAt, refusedLate: Math.min(WIRE_SLACK_MAX_MS, sp.refusedRttMs - rttMin) + WIRE_SLACK_MS, first: sp.sends[0] ?? sp.refusedAt };
   });
-  // Admitted requests that surely arrived within [x, x + w), and those that may have.
+  // Admitted requests that surely arrived within [x, x + w), and those that may have (sent within
+  // EDGE before it and late enough to reach it).
+  const EDGE = WIRE_SLACK_MAX_MS + WIRE_SLACK_MS + 1;
   const inWindow = (p: (typeof prepared)[number], x: number): [number, number] => {
     const a = lowerBound(p.at, x);
     const b = lowerBound(p.at, x + windowMs);
-    let sure = b - a;
+    let sure = b - a - countIn(p.unknown, x, x + windowMs - EDGE);
     let may = b - a;
-    for (let i = b - 1; i >= a && (p.at[i] as number) >= x + windowMs - WIRE_SLACK_MAX_MS - 1; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x + windowMs) sure -= 1;
-    for (let i = a - 1; i >= 0 && (p.at[i] as number) >= x - WIRE_SLACK_MAX_MS - 1; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x) may += 1;
+    for (let i = b - 1; i >= a && (p.at[i] as number) >= x + windowMs - EDGE; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x + windowMs) sure -= 1;
+    for (let i = a - 1; i >= 0 && (p.at[i] as number) >= x - EDGE; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x) may += 1;
     return [sure, may];
   };
   const step = Math.max(1, windowMs / 2000);
@@ -807,7 +816,7 @@ export function fixedGridQuota(spans: Array<Pick<Span, 'admits' | 'refusedAt' | 
       // That window admitted the quota (with requests sent before the refused one whose answers have
       // not come yet: answers overtake each other); every earlier one of the span, no more.
       const [sure, may] = inWindow(p, start);
-      const from = start - WIRE_SLACK_MAX_MS - 1;
+      const from = start - EDGE;
       const unanswered = countIn(p.sends, from, p.refusedAt) - countIn(p.at, from, p.refusedAt);
       lo = Math.max(lo, sure);
       hi = Math.min(hi, may + Math.max(0, unanswered));

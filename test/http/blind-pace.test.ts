@@ -161,23 +161,26 @@ test('an echo 429 that calls for a shorter pause leaves the pause as it was: two
  * Spans sent at a steady pace into fixed windows of `quota` per `windowMs` starting at `phase`
  * (by arrival, each request `oneWay(i)` ms on the wire each way), each until its first refusal.
  */
-function gridSpans(quota: number, windowMs: number, phase: number, runs: Array<[from: number, pace: number]>, oneWay: (i: number) => number) {
+function gridSpans(quota: number, windowMs: number, phase: number, runs: Array<[from: number, pace: number]>, oneWay: (i: number) => number, back: (i: number) => number = oneWay, unansweredMs = 0) {
   const used = new Map<number, number>();
   let n = 0;
   return runs.map(([from, pace]) => {
     const sp = { sends: [] as number[], admits: [] as Array<{ sentAt: number; rtt: number }>, refusedAt: Number.NaN, refusedRttMs: 0 };
     for (let t = from; ; t += 1000 / pace) {
-      const d = oneWay(n++);
+      const i = n++;
+      const d = oneWay(i);
       const k = Math.floor((t + d - phase) / windowMs);
       const c = used.get(k) ?? 0;
       sp.sends.push(t);
       if (c >= quota) {
         sp.refusedAt = t;
-        sp.refusedRttMs = 2 * d;
+        sp.refusedRttMs = d + back(i);
+        // Answers to the last requests before the refused one may not have come yet.
+        sp.admits = sp.admits.filter((a) => a.sentAt < t - unansweredMs);
         return sp;
       }
       used.set(k, c + 1);
-      sp.admits.push({ sentAt: t, rtt: 2 * d });
+      sp.admits.push({ sentAt: t, rtt: d + back(i) });
     }
   });
 }
@@ -202,6 +205,19 @@ test('fixedGridQuota: spans that ran across fixed windows’ ends give the quota
     assert.ok(q === undefined || (q <= quota && q >= 0.95 * quota), `quota ${quota}, case ${k}: read ${q}`);
   }
   assert.ok(read >= 30, `a window read in ${read} cases of 40`);
+  // The same over a wire whose delays differ each way, with a request now and then 80 ms late on
+  // the way out, and the answers to what went in the last 15 ms before each refusal not come yet.
+  const out = (i: number) => 5 + ((i * 7919) % 9) + (i % 37 === 0 ? 80 : 0);
+  let readUneven = 0;
+  for (let k = 0; k < 40; k++) {
+    const quota = 20 + ((k * 37) % 180);
+    const pace = (j: number) => quota * (1.05 + (((k + 3) * (j + 5) * 13) % 100) / 100);
+    const runs: Array<[number, number]> = [0, 1, 2, 3].map((j) => [j * 2500 + ((k * 131 + j * 337) % 1000), pace(j)]);
+    const q = fixedGridQuota(gridSpans(quota, 1000, (k * 97) % 1000, runs, out, () => 10, 15), 1000);
+    if (q !== undefined) readUneven += 1;
+    assert.ok(q === undefined || (q <= quota && q >= 0.95 * quota), `uneven wire, quota ${quota}, case ${k}: read ${q}`);
+  }
+  assert.ok(readUneven >= 10, `over the uneven wire, a window read in ${readUneven} cases of 40`);
   // A token bucket's spans at the same paces.
   for (const [rate, burst] of [[40, 20], [50, 50], [60, 10], [30, 40]]) {
     const bucket = { tokens: burst, at: 0, rate, burst };
