@@ -208,9 +208,8 @@ export class BlindPace {
   private tooFast = Infinity;
   /** Send times of the current span's admitted requests (the recent admitted rate). */
   private readonly admittedAt: number[] = [];
-  /** Send times of every request of the current span, and its admitted answers' round trips. */
+  /** Send times of every request of the current span, and its admitted requests (send time, round trip). */
   private spanSends: number[] = [];
-  private spanRtts: number[] = [];
   private spanAdmits: Admit[] = [];
   private spanFailed = 0;
   /**
@@ -273,7 +272,6 @@ export class BlindPace {
       this.spanMaxInflight = 0;
       this.admittedAt.length = 0;
       this.spanSends = [];
-      this.spanRtts = [];
       this.spanAdmits = [];
       this.spanFailed = 0;
       this.spanBurst = this.burstAfter();
@@ -328,7 +326,6 @@ export class BlindPace {
         this.admittedInflightMax = Math.max(this.admittedInflightMax, o.inflightAtSend);
         if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
         this.admittedAt.push(o.sentAt);
-        if (this.spanRtts.length < 4096) this.spanRtts.push(o.at - o.sentAt);
         if (this.spanAdmits.length < SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
       }
       // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
@@ -365,7 +362,8 @@ export class BlindPace {
     this.regrowTo = 0;
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(this.spanRtts), rttMaxMs: this.spanRtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: this.spanRtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt };
+    const rtts = this.spanAdmits.map((x) => x.rtt);
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt };
     const rateBefore = (A / T) * 1000;
     // (Its admitted answers that come later are added to it alone, below: not twice.)
     this.spanAdmits = [];
@@ -539,20 +537,33 @@ export class BlindPace {
     // in a window, and its pause said only what was left.
     const sameAfterPause = same.filter((x) => x.pauseMs !== Infinity);
     const windowMs = sameAfterPause.length > 0 ? Math.max(...sameAfterPause.map(windowAfterQuota)) : 0;
-    const bucket = this.bounds(this.rate);
     // (Not when three spans after pauses admitted exactly the same count: a bucket that fits them
     // runs in a loop its own reading makes — a sliding window of 20 a second, read as a bucket of 16
     // with a burst of 14 after each pause, met a 429 each cycle, and each took 3 % off the pace: 64 %.
     // A bucket misread so meets the log's 429 at its first window, and the reading ends.)
     const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
     const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least);
-    if (!allSame && bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (least < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * least))) return;
-    this.holdQuota(least, windowMs);
-    this.quotaFrom = same;
-    // The rest of each quota goes at the fastest pace a span after slow start met its 429 at: a
-    // window cares only for the count, and each millisecond the quota takes is added to every cycle
-    // of quota and pause (a bucket's reading above may have slowed the pace meanwhile).
-    this.rate = Math.min(this.ceiling, Math.max(this.rate, ...afterPause.filter((x) => !x.slow).map((x) => x.pace)));
+    if (!allSame && this.bucketExplains(least, windowMs)) return;
+    this.recognise(least, windowMs, afterPause, same);
+  }
+
+  /** A token bucket fits the spans and is the likelier reading of a window of `quota` per `windowMs` (judgeBurst). */
+  private bucketExplains(quota: number, windowMs: number): boolean {
+    const bucket = this.bounds(this.rate);
+    return bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (quota < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * quota));
+  }
+
+  /**
+   * A window of `quota` per `windowMs` read from `spans` (its late answers raise the quota only if
+   * it was read from the counts of `quotaFrom`). The rest of each quota goes at the fastest pace a
+   * span after slow start met its 429 at: a window cares only for the count, and each millisecond
+   * the quota takes is added to every cycle of quota and pause (a bucket's reading may have slowed
+   * the pace meanwhile).
+   */
+  private recognise(quota: number, windowMs: number, spans: Span[], quotaFrom: Span[]): void {
+    this.holdQuota(quota, windowMs);
+    this.quotaFrom = quotaFrom;
+    this.rate = Math.min(this.ceiling, Math.max(this.rate, ...spans.filter((x) => !x.slow).map((x) => x.pace)));
   }
 
   /**
@@ -576,14 +587,8 @@ export class BlindPace {
     if (windowMs < 1000) return;
     const quota = fixedGridQuota(spans, windowMs);
     if (quota === undefined) return;
-    if (quota < BURST_MIN_QUOTA) {
-      if (spans.length < GRID_SPANS_SMALL) return;
-      const bucket = this.bounds(this.rate);
-      if (bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * quota)) return;
-    }
-    this.holdQuota(quota, windowMs);
-    this.quotaFrom = [];
-    this.rate = Math.min(this.ceiling, Math.max(this.rate, ...spans.filter((x) => !x.slow).map((x) => x.pace)));
+    if (quota < BURST_MIN_QUOTA && (spans.length < GRID_SPANS_SMALL || this.bucketExplains(quota, windowMs))) return;
+    this.recognise(quota, windowMs, spans, []);
   }
 
   /** The pace to hold after the latest span. */
