@@ -342,7 +342,11 @@ export class PaceGate {
     let next = remaining;
     if (!newest) {
       const mirrored = this.remainingAt(now);
-      const reorder = ticket.inflightAtSend + this.inflight + 1;
+      // Counted after it, perhaps: those in flight when it started, and every one started since —
+      // answered already or not (four sent in the same millisecond, answered with 2, 0, 1 and 3
+      // left: the 3 came last with nothing left in flight, was read as a refill, and the request
+      // it let go met a 429).
+      const reorder = ticket.inflightAtSend + (this.seq - ticket.seq - 1) + 1;
       // (Against the count itself, not what the refill estimate added since: a count one lower,
       // reordered, read as stale once a fraction of a token had been added, and the request it
       // let go met a 429 — a bucket of 3 refilling 300 a second held 4 % of the limit.)

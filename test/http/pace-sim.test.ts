@@ -317,6 +317,47 @@ test('counts that overtake each other on the wire never raise the quota mirror; 
   assert.ok('retryAt' in fresh.start(203, true), 'the 20th is held');
 });
 
+test('four requests sent in the same millisecond and answered out of order: the last answer, the highest count, does not lift the quota mirror', async () => {
+  const { PaceGate } = await import('../../src/http/gate.js');
+  const gate = new PaceGate({});
+  const go = (now: number) => {
+    const v = gate.start(now, true);
+    assert.ok('ticket' in v, `a request may start at ${now} ms`);
+    return v.ticket;
+  };
+  const quota = (remaining: number) => ({ status: 200, rateLimit: { limit: 5, remaining, resetMs: 1000 } });
+  gate.finish(go(0), quota(4), 1);
+  // Four left: four go at once (the first request went at the starting pace, 10 a second). The server counts the first of them first (3 left) and its answer
+  // comes last, when nothing is in flight any more; the others say 2, 0 and 1.
+  const [a, b, c, d] = [go(200), go(200), go(200), go(200)];
+  gate.finish(b, quota(2), 201);
+  gate.finish(d, quota(0), 201.2);
+  gate.finish(c, quota(1), 201.4);
+  gate.finish(a, quota(3), 201.6);
+  // None is left in truth: the next waits for the refill (a few a second, nothing measured yet).
+  // Read as a refill, the 3 let the next go at once, and it met a 429 (a bucket of 5 refilling 200
+  // a second with X- headers and 8 in flight: 94 % of the limit).
+  const held = gate.start(201.6, true);
+  assert.ok('retryAt' in held && held.retryAt > 250, JSON.stringify(held));
+});
+
+test('buckets with draft 6 or X- headers and 8 in flight: a count answered last with nothing left in flight is no refill', () => {
+  // Requests that go at once are answered in any order; the count that comes back last, with
+  // nothing in flight, may be the one the server counted first. Read as a refill, it let a request
+  // go that met a 429 and its second of pause: 200/s burst 5 with X- 94.0 %, 300/s burst 7 91.0 %,
+  // 200/s burst 20 with draft 6 96.7 % with two 429s.
+  for (const [rate, burst] of [[200, 5], [300, 7], [200, 20]] as const) {
+    for (const headers of ['draft6', 'x'] as const) {
+      for (const seed of [1, 2, 3]) {
+        const r = simulate({ shape: 'bucket', rate, burst, headers }, { seed, concurrency: 8 });
+        const where = `${rate}/${burst} ${headers}, seed ${seed}`;
+        assert.ok(r.share >= 0.965, `${where}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+        assert.ok(r.throttled <= 1, `${where}: ${r.throttled} 429s of ${r.requests}`);
+      }
+    }
+  }
+});
+
 test('a bucket of two with draft 6 or X- headers is paced as one that says nothing, not at the first guess of its refill', () => {
   // Its count is 1 whenever it was full (what overflowed is hidden) and 0 otherwise (one token of a
   // rise may not have dripped in between): no answer bounds its refill from below, and the mirror
