@@ -159,7 +159,9 @@ export class PaceGate {
     const s = this.pacer.settings();
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       // A window's quota is spent: the next request waits until a refusal would prove it one.
+      // That refusal takes one request, over a short round trip: the rest wait for its answer.
       if (s.holdUntil !== undefined && now < s.holdUntil) return { retryAt: s.holdUntil };
+      if (s.holdOne === true && this.inflight > 0) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
       let credits = this.remainingAt(now) - this.inflight;
       // The server said when its quota is whole again (a window's end, a bucket's refill): then
       // the mirror is whole whatever the refill estimate says (the answers tell the rest). Once

@@ -358,6 +358,22 @@ test('buckets with draft 6 or X- headers and 8 in flight: a count answered last 
   }
 });
 
+test('a 1-s window of 10 with draft 6 or X- headers: the refusal that proves it a window takes one request', () => {
+  // After a quota spent in one quick span, the next request waits until its refusal would prove a
+  // window. The quota coming back at a reset had lifted the refill estimate, and four went at once
+  // there: three met a 429 that taught nothing (9–14 429s in 300 requests, 3–4.7 %).
+  for (const headers of ['draft6', 'x'] as const) {
+    for (const [wire, concurrency] of [[undefined, 4], [undefined, 8], [{ min: 1, spread: 5 }, 8]] as const) {
+      for (const seed of [1, 2, 3]) {
+        const r = simulate({ shape: 'window', rate: 10, windowMs: 1000, headers }, { seed, wire, concurrency });
+        const where = `${headers}, ${wire ? 'over 1–6 ms' : 'loopback'}, ${concurrency} in flight, seed ${seed}`;
+        assert.ok(r.throttled <= 4, `${where}: ${r.throttled} 429s of ${r.requests}`);
+        assert.ok(r.share >= 0.94, `${where}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+      }
+    }
+  }
+});
+
 test('a bucket of two with draft 6 or X- headers is paced as one that says nothing, not at the first guess of its refill', () => {
   // Its count is 1 whenever it was full (what overflowed is hidden) and 0 otherwise (one token of a
   // rise may not have dripped in between): no answer bounds its refill from below, and the mirror
