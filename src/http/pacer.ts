@@ -253,6 +253,11 @@ export class Pacer {
   /** Feeds one answer; returns how long the whole limiter must pause (0 for none). */
   observe(o: Observation): number {
     const rl = o.rateLimit;
+    // Any answer to a request sent once the wait for a window's proof was over ends that wait: one
+    // admitted with a count, or refused, sets the next (observeQuota, windowSpan); one that failed
+    // on the way or came back without a count proves nothing, and must not hold every request
+    // after it to one at a time (holdOne).
+    if (this.windowProbeAt !== undefined && o.sentAt >= this.windowProbeAt) this.windowProbeAt = undefined;
     // A quota of one or two reveals nothing of its refill but our own pace, unless a policy
     // states it: such a server is paced as one that says nothing. A bucket of one reports 0
     // always. A bucket of two reports 1 whenever it was full, which hides what overflowed, and 0

@@ -374,6 +374,41 @@ test('a 1-s window of 10 with draft 6 or X- headers: the refusal that proves it 
   }
 });
 
+test('after the request that would prove a window fails on the way, the rest are no longer sent one at a time', async () => {
+  const { PaceGate } = await import('../../src/http/gate.js');
+  const gate = new PaceGate({});
+  const quota = (remaining: number, status = 200) => ({ status, rateLimit: { limit: 10, remaining, resetMs: 1000 }, retryAfterMs: status === 429 ? 1000 : undefined });
+  let now = 0;
+  const go = () => {
+    let v = gate.start(now, true);
+    while ('retryAt' in v) {
+      now = v.retryAt;
+      v = gate.start(now, true);
+    }
+    return v.ticket;
+  };
+  const answer = (status = 200, remaining = 0) => {
+    const t = go();
+    now += 1;
+    gate.finish(t, quota(remaining, status), now);
+  };
+  // A quota of 10, a 429 and its second of pause, then a span after it that admits exactly 10,
+  // each count once: the next request waits until its refusal would prove a window, and goes alone.
+  for (let i = 9; i >= 0; i--) answer(200, i);
+  answer(429);
+  for (let i = 9; i >= 0; i--) answer(200, i);
+  const probe = go();
+  assert.ok('retryAt' in gate.start(now, true), 'the rest wait for the answer to the one that would prove a window');
+  // It never reaches the server: it proves nothing, and the rest must not be held one at a time
+  // for good (every later request waited for the one before it).
+  now += 1;
+  gate.finish(probe, { status: 0 }, now);
+  now += 500;
+  go();
+  const next = gate.start(now, true);
+  assert.ok('ticket' in next, `a second request may go beside the first: ${JSON.stringify(next)}`);
+});
+
 test('a bucket of two with draft 6 or X- headers is paced as one that says nothing, not at the first guess of its refill', () => {
   // Its count is 1 whenever it was full (what overflowed is hidden) and 0 otherwise (one token of a
   // rise may not have dripped in between): no answer bounds its refill from below, and the mirror
