@@ -132,6 +132,8 @@ export class Pacer {
   private spanRoundTrip = 0;
   private readonly spanCounts = new Set<number>();
   private spanRefilled = false;
+  /** The span's count came back whole after it had reached 0: it ran across a window's end. */
+  private spanCrossed = false;
   private spanLimit: number | undefined;
   private windowEvidence: number[] = [];
   /**
@@ -288,6 +290,7 @@ export class Pacer {
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
       this.spanRoundTrip = Math.max(this.spanRoundTrip, o.at - o.sentAt);
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
+      if (this.spanCounts.has(0) && rl.limit !== undefined && remaining >= rl.limit - 1 - o.inflightOthers) this.spanCrossed = true;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
       const proofAfter = rl.limit !== undefined ? this.windowProofAfter(rl.limit, this.spanPauseMs) : Infinity;
@@ -421,7 +424,8 @@ export class Pacer {
    * A span of the header regime ends in a 429. A window's quota comes whole after a pause and
    * nothing returns to it until the window ends: a span after a pause (one that began at a window's
    * start: not the first, which may begin anywhere in one) that admitted exactly the
-   * published limit, each answer reporting a count no other did, is a window's. Two in a row are a
+   * published limit, each answer reporting a count no other did, is a window's. Two in a row (a span
+   * that ran across a window's end between them counts for neither) are a
    * window of that quota, as long as the longest pause their 429s called for (or the policy's
    * window, if longer): the gate then keeps to it (blind-pace.ts, anchor, says why that is safe). A bucket
    * refills during a span — one count reported twice — or admits more than its size.
@@ -445,7 +449,9 @@ export class Pacer {
     const provesWindow =
       rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.spanPauseMs)) && after + this.spanRoundTrip < 1000);
     const windowLike = provesWindow && this.quotaSpan(limit);
-    this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
+    // A span that ran across a window's end (its count came back whole after reaching 0) neither
+    // proves a window nor refutes one: the evidence stands.
+    if (windowLike || !this.spanCrossed) this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
     }
@@ -457,6 +463,7 @@ export class Pacer {
     this.windowProbeAt = undefined;
     this.spanCounts.clear();
     this.spanRefilled = false;
+    this.spanCrossed = false;
   }
 
   /**
