@@ -132,8 +132,13 @@ export class Pacer {
   private spanRoundTrip = 0;
   private readonly spanCounts = new Set<number>();
   private spanRefilled = false;
-  /** The span's count came back whole after it had reached 0: it ran across a window's end. */
+  /**
+   * The span's count came back whole after it had reached 0 — on a request sent after the 0 came
+   * back, so counted after it: it ran across a window's end. (When the 0 arrived, not a flag: a
+   * bucket's span that reported 0 twice with 7 in flight had passed for one.)
+   */
   private spanCrossed = false;
+  private spanZeroAt: number | undefined;
   private spanLimit: number | undefined;
   private windowEvidence: number[] = [];
   /**
@@ -290,7 +295,8 @@ export class Pacer {
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
       this.spanRoundTrip = Math.max(this.spanRoundTrip, o.at - o.sentAt);
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
-      if (this.spanCounts.has(0) && rl.limit !== undefined && remaining >= rl.limit - 1 - o.inflightOthers) this.spanCrossed = true;
+      if (this.spanZeroAt !== undefined && o.sentAt >= this.spanZeroAt && rl.limit !== undefined && remaining > 0 && remaining >= rl.limit - 1 - (o.inflightAtSend ?? 0)) this.spanCrossed = true;
+      if (remaining === 0) this.spanZeroAt ??= o.at;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
       const proofAfter = rl.limit !== undefined ? this.windowProofAfter(rl.limit, this.spanPauseMs) : Infinity;
@@ -449,8 +455,8 @@ export class Pacer {
     const provesWindow =
       rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.spanPauseMs)) && after + this.spanRoundTrip < 1000);
     const windowLike = provesWindow && this.quotaSpan(limit);
-    // A span that ran across a window's end (its count came back whole after reaching 0) neither
-    // proves a window nor refutes one: the evidence stands.
+    // A span that ran across a window's end (its count came back whole after reaching 0, see
+    // spanCrossed) neither proves a window nor refutes one: the evidence stands.
     if (windowLike || !this.spanCrossed) this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
@@ -464,6 +470,7 @@ export class Pacer {
     this.spanCounts.clear();
     this.spanRefilled = false;
     this.spanCrossed = false;
+    this.spanZeroAt = undefined;
   }
 
   /**

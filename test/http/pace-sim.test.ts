@@ -388,6 +388,37 @@ test('a span that ran across a window\'s end neither proves a window nor refutes
   }
 });
 
+test('a span counts as one across a window\'s end only when its count came back whole on a request sent after its 0: a bucket that reported 0 twice clears the proof', async () => {
+  const { Pacer } = await import('../../src/http/pacer.js');
+  const anchorAfter = (middle: 'bucket' | 'window') => {
+    const p = new Pacer({});
+    const rl = (remaining: number) => ({ limit: 5, remaining, resetMs: 1000 });
+    const admit = (sentAt: number, remaining: number, inflight = 0) => p.observe({ at: sentAt + 1, sentAt, status: 200, rateLimit: rl(remaining), inflightOthers: inflight, inflightAtSend: inflight });
+    const refuse = (sentAt: number) => p.observe({ at: sentAt + 1, sentAt, status: 429, rateLimit: rl(0), retryAfterMs: 1000, inflightOthers: 0, inflightAtSend: 0 });
+    // A span after a pause of 1 s that admits exactly the limit, each count once, and is refused
+    // late enough to prove no bucket a log of 5 a second would hold back: a window's proof.
+    const proof = (from: number) => {
+      [4, 3, 2, 1, 0].forEach((left, i) => admit(from + i, left));
+      refuse(from + 300);
+    };
+    refuse(0);
+    proof(1001);
+    if (middle === 'bucket') {
+      // A bucket that refilled one: 0 twice, with 7 in flight. It refutes the window.
+      [4, 3, 2, 1, 0, 0].forEach((left, i) => admit(2302 + i, left, 7));
+    } else {
+      // The rest of one quota, then the whole next, sent after the 0 came back: neither.
+      [4, 3, 2, 1, 0].forEach((left, i) => admit(2302 + i, left));
+      [4, 3, 2, 1, 0].forEach((left, i) => admit(2400 + i, left));
+    }
+    refuse(2420);
+    proof(3422);
+    return p.anchor();
+  };
+  assert.equal(anchorAfter('bucket'), undefined, 'a bucket between two proofs leaves no window');
+  assert.deepEqual(anchorAfter('window'), { quota: 5, windowMs: 1000 });
+});
+
 test('after the request that would prove a window fails on the way, the rest are no longer sent one at a time', async () => {
   const { PaceGate } = await import('../../src/http/gate.js');
   const gate = new PaceGate({});
