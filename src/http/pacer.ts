@@ -133,9 +133,9 @@ export class Pacer {
   private readonly spanCounts = new Set<number>();
   private spanRefilled = false;
   /**
-   * The span's count came back whole after it had reached 0 — on a request sent after the 0 came
-   * back, so counted after it: it ran across a window's end. (When the 0 arrived, not a flag: a
-   * bucket's span that reported 0 twice with 7 in flight had passed for one.)
+   * The span ran across a window's end: its count came back near whole on a request sent after
+   * its first 0 came back (`spanZeroAt`), so counted after that 0. (Any count after a 0, with up to
+   * 7 in flight beside it, had let a bucket's span that reported 0 twice pass for one.)
    */
   private spanCrossed = false;
   private spanZeroAt: number | undefined;
@@ -150,15 +150,6 @@ export class Pacer {
    * admits it, having refilled by then, at the cost of that wait once per pause.
    */
   private windowProbeAt: number | undefined;
-  /**
-   * The refusal that proves the window takes one request, and the rest wait for its answer — when
-   * a round trip is under 5 % of the pause, so the wait costs little.
-   * (Four had gone at once on a refill estimate the quota coming back at a reset had lifted, and
-   * three met a 429 that taught nothing: a 1-s window of 10 with draft 6 met 9 429s in 300
-   * requests, now 4. Over a wire of 40 ms each way, the wait cost a window of 20 a second 5 % of
-   * the limit, more than the 429s it saved.)
-   */
-  private windowProbeOne = false;
   private quotaAnchor: { quota: number; windowMs: number } | undefined;
   private anchorEnded = false;
 
@@ -239,7 +230,7 @@ export class Pacer {
   settings(): PaceSettings {
     const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
     if (this.headerMode) {
-      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeAt !== undefined && this.windowProbeOne };
+      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeOne() };
     }
     return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null, catchUp: this.blind.catchUp };
   }
@@ -304,7 +295,6 @@ export class Pacer {
         rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.quotaSpan(rl.limit) && proofAfter + this.spanRoundTrip < 1000
           ? this.spanFirstSent + proofAfter + 1
           : undefined;
-      this.windowProbeOne = this.spanRoundTrip * 20 < this.spanPauseMs;
     }
     // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
     // a bucket of one that refills 20 a second must not be mirrored as holding 20 (a stalled event
@@ -457,7 +447,8 @@ export class Pacer {
     const windowLike = provesWindow && this.quotaSpan(limit);
     // A span that ran across a window's end (its count came back whole after reaching 0, see
     // spanCrossed) neither proves a window nor refutes one: the evidence stands.
-    if (windowLike || !this.spanCrossed) this.windowEvidence = windowLike ? [...this.windowEvidence, waitMs].slice(-2) : [];
+    if (windowLike) this.windowEvidence = [...this.windowEvidence, waitMs].slice(-2);
+    else if (!this.spanCrossed) this.windowEvidence = [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
     }
@@ -471,6 +462,18 @@ export class Pacer {
     this.spanRefilled = false;
     this.spanCrossed = false;
     this.spanZeroAt = undefined;
+  }
+
+  /**
+   * The refusal that proves a window takes one request, and the rest wait for its answer — when a
+   * round trip is under 5 % of the pause, so the wait costs little. (Four had gone at once on a
+   * refill estimate the quota coming back at a reset had lifted, and three met a 429 that taught
+   * nothing: a 1-s window of 10 with draft 6 met 9 429s in 300 requests, now 4. Over a wire of 40
+   * ms each way, the wait cost a window of 20 a second 5 % of the limit, more than the 429s it
+   * saved.)
+   */
+  private windowProbeOne(): boolean {
+    return this.windowProbeAt !== undefined && this.spanRoundTrip * 20 < this.spanPauseMs;
   }
 
   /**

@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate, type SimServer } from '../helpers/pace-sim.js';
+import type { PaceGate } from '../../src/http/gate.js';
 
 interface Case {
   name: string;
@@ -281,14 +282,17 @@ test('one request at a time (paging) is waiting for the pace too: the pace grows
   assert.ok(now < 3_000, `200 pages took ${now} ms of virtual time`);
 });
 
+/** Starts a request on `gate` at `now`, which the test expects the gate to allow. */
+function startNow(gate: PaceGate, now: number) {
+  const v = gate.start(now, true);
+  assert.ok('ticket' in v, `a request may start at ${now} ms`);
+  return v.ticket;
+}
+
 test('counts that overtake each other on the wire never raise the quota mirror; a new window does', async () => {
   const { PaceGate } = await import('../../src/http/gate.js');
   const gate = new PaceGate({});
-  const go = (now: number) => {
-    const v = gate.start(now, true);
-    assert.ok('ticket' in v, `a request may start at ${now} ms`);
-    return v.ticket;
-  };
+  const go = (now: number) => startNow(gate, now);
   const quota = (remaining: number, resetMs = 1000) => ({ status: 200, rateLimit: { limit: 20, remaining, resetMs } });
   // The first request goes at the starting pace (10/s, nothing known yet); its answer tells the quota.
   gate.finish(go(0), quota(2), 1);
@@ -304,11 +308,7 @@ test('counts that overtake each other on the wire never raise the quota mirror; 
   // after (19 left), answered in that order reversed. The rise is far beyond what was in flight,
   // so it is believed at once, and the count from before the reset does not take it back.
   const fresh = new PaceGate({});
-  const go2 = (now: number) => {
-    const v = fresh.start(now, true);
-    assert.ok('ticket' in v, `a request may start at ${now} ms`);
-    return v.ticket;
-  };
+  const go2 = (now: number) => startNow(fresh, now);
   fresh.finish(go2(0), quota(2, 150), 1);
   const [f, g] = [go2(200), go2(200)];
   fresh.finish(g, quota(19, 60_000), 201);
@@ -320,11 +320,7 @@ test('counts that overtake each other on the wire never raise the quota mirror; 
 test('four requests sent in the same millisecond and answered out of order: the last answer, the highest count, does not lift the quota mirror', async () => {
   const { PaceGate } = await import('../../src/http/gate.js');
   const gate = new PaceGate({});
-  const go = (now: number) => {
-    const v = gate.start(now, true);
-    assert.ok('ticket' in v, `a request may start at ${now} ms`);
-    return v.ticket;
-  };
+  const go = (now: number) => startNow(gate, now);
   const quota = (remaining: number) => ({ status: 200, rateLimit: { limit: 5, remaining, resetMs: 1000 } });
   gate.finish(go(0), quota(4), 1);
   // Four left: four go at once (the first request went at the starting pace, 10 a second). The server counts the first of them first (3 left) and its answer
