@@ -131,6 +131,11 @@ const BUCKET_NOT_WINDOW = 0.4;
 /** …or, for a quota under BURST_MIN_QUOTA, when one that fits would refill this share of it in a window's length. */
 const BUCKET_REFILLS_QUOTA = 0.75;
 /**
+ * …or when the fastest bucket that fits would refill more than this many quotas in a window's
+ * length: read as the window, the log would hold it under its rate with no 429 to say so.
+ */
+const BUCKET_OUTRUNS_QUOTA = 1.25;
+/**
  * A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this
  * quota up; from it up, too, equal counts are a window even when a bucket fits them (rule 5).
  */
@@ -547,10 +552,23 @@ export class BlindPace {
     this.recognise(least, windowMs, afterPause, same);
   }
 
-  /** A token bucket fits the spans and is the likelier reading of a window of `quota` per `windowMs` (judgeBurst). */
+  /**
+   * A token bucket fits the spans and is the likelier reading of a window of `quota` per `windowMs`
+   * (judgeBurst) — or, under BURST_MIN_QUOTA, the riskier one to rule out: a bucket that fits and
+   * refills well over the quota in a window's length would be held under its rate by the log, and
+   * never meet the 429 that ends it. Over a 40-ms wire, each span after a pause was one burst of
+   * what the span before admitted plus one (restartCap), and a bucket of 3 refilling 15 a second
+   * admitted 4 twice over spans 98 and 121 ms long — equal counts that say nothing of the refill
+   * (any rate from 2.5 to 24 a second fitted); read as a window of 4 per second, the import ran at
+   * 25 % of the limit to its end. Equal counts over lengths far enough apart leave no fast bucket,
+   * and the window is read then (a sliding window of 10 per second: a span later).
+   */
   private bucketExplains(quota: number, windowMs: number): boolean {
     const bucket = this.bounds(this.rate);
-    return bucket !== undefined && (bucket.rate >= BUCKET_NOT_WINDOW * this.rate || (quota < BURST_MIN_QUOTA && bucket.rate * (windowMs / 1000) >= BUCKET_REFILLS_QUOTA * quota));
+    if (bucket === undefined) return false;
+    if (bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return true;
+    const perWindow = (rate: number) => rate * (windowMs / 1000);
+    return quota < BURST_MIN_QUOTA && (perWindow(bucket.rate) >= BUCKET_REFILLS_QUOTA * quota || perWindow(bucket.upper) > BUCKET_OUTRUNS_QUOTA * quota);
   }
 
   /**

@@ -177,6 +177,26 @@ test('over a real network (40 ms each way, the default 4 in flight), a 429 is no
   assert.ok(bound.pace < 1000, `pace ${bound.pace.toExponential(2)}/s`);
 });
 
+test('a small bucket over a real network: equal counts from bursts after pauses are no window that would hold it under its rate', () => {
+  // 20–60 ms away, each span after a pause is one burst of what the span before admitted plus
+  // one, and a small bucket admits its size and a token of refill each time: equal counts, over
+  // spans of alike lengths, that any refill from a few a second to the bucket's own fits. Read as
+  // a window of that count per second, the log held the import to it with no 429 ever to say so:
+  // 23–50 % of the limit for the whole import (14 of 150 such cells).
+  for (const [rate, burst, wireMs, concurrency] of [[15, 3, 40, 4], [15, 4, 20, 4], [20, 5, 40, 8], [12, 5, 60, 8]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'bucket', rate, burst, headers: 'none' }, { seed, concurrency, wire: { min: wireMs, spread: 2 } });
+      assert.ok(!r.anchored && r.share >= 0.82, `${rate}/${burst} over ${wireMs} ms with ${concurrency} in flight, seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal${r.anchored ? ', kept to as a window' : ''}`);
+    }
+  }
+  // A window of 10 per second is still read as one (a span later than before, once equal counts
+  // over unequal lengths leave no bucket fast enough to outrun it).
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'sliding', rate: 10, windowMs: 1000, headers: 'none' }, { seed });
+    assert.ok(r.anchored && r.share >= 0.95, `sliding 10 per 1 s, seed ${seed}: ${(r.share * 100).toFixed(1)} %`);
+  }
+});
+
 test('a fixed window of 50 per 2 s, without headers: its equal counts are not paced as a bucket the bounds can fit them to', () => {
   // Two spans after pauses that admit the same count are a window's as well as a big bucket's: a
   // bucket's bounds (with the wire's slack) fitted 22 a second, and paced there the window was
