@@ -105,8 +105,10 @@ try {
     say('');
     say(`## 1. Pace — a ${seconds}-second import per cell, over loopback${wireDelayMs > 0 ? ` with ${wireDelayMs} ms each way (--wire-delay)` : ''}`);
     say('');
-    say(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
-    say(`|---|${forms.map(() => '---').join('|')}|`);
+    // --pace-told=0 leaves out the reference column: a client told the limit (bench/oracle.mjs).
+    const told = args.find((a) => a.startsWith('--pace-told='))?.slice(12) !== '0';
+    say(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')}${told ? ' | told the limit: share / 429s' : ''} |`);
+    say(`|---|${forms.map(() => '---').join('|')}${told ? '|---' : ''}|`);
     const { idealWall } = await import('../test/helpers/pace-sim.ts').catch(() => ({ idealWall: undefined }));
     // --pace-shapes=<text>: only the limiters whose name holds it (e.g. "1 s").
     const only = args.find((a) => a.startsWith('--pace-shapes='))?.slice(14);
@@ -125,6 +127,23 @@ try {
         if (res.code !== 0) throw new Error(`pace run failed: ${res.stderr}`);
         const summary = JSON.parse(res.stdout);
         const simShape = { shape: shape.limiter, rate: shape.rateLimit, burst: shape.burst, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers };
+        const ideal = idealWall ? idealWall(simShape, N, 4, t0) : ((N - (shape.burst ?? 0)) / R) * 1000;
+        cells.push(`${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`);
+      }
+      if (told) {
+        // The same rows, the same sandbox, sent by a client told the limit: what this machine
+        // allows any client (headers make no difference to it).
+        const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
+        const N = Math.max(Math.round(seconds * R), 3 * (shape.windowMs ? Math.round((R * shape.windowMs) / 1000) : 0));
+        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: 'none', wireDelayMs });
+        const file = leads(N, `pace-${shape.limiter}-told-${N}.csv`);
+        const t0 = performance.now();
+        const res = await run(process.execPath, [join(root, 'bench/oracle.mjs'), sb.baseUrl, sb.secretKey, file, JSON.stringify(shape), String(performance.timeOrigin)]);
+        const st = sb.stats();
+        await sb.close();
+        if (res.code !== 0) throw new Error(`pace reference failed: ${res.stderr}`);
+        const summary = JSON.parse(res.stdout);
+        const simShape = { shape: shape.limiter, rate: shape.rateLimit, burst: shape.burst, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers: 'none' };
         const ideal = idealWall ? idealWall(simShape, N, 4, t0) : ((N - (shape.burst ?? 0)) / R) * 1000;
         cells.push(`${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`);
       }

@@ -15,5 +15,7 @@ test('bench/run.mjs --smoke runs every section and prints its tables', async () 
   const code = await new Promise<number | null>((done) => child.on('close', done));
   assert.equal(code, 0, err);
   for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing', '## 7. Bulk jobs']) assert.ok(out.includes(section), `${section} missing`);
-  assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \|/);
+  // The pace row, callctl's share beside a client told the limit (bench/oracle.mjs).
+  assert.match(out, /\| server's limiter \| none: share \/ 429s \| told the limit: share \/ 429s \|/);
+  assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \| [\d.]+ % \/ [\d.]+ % \|/);
 });
