@@ -131,10 +131,12 @@ const BUCKET_NOT_WINDOW = 0.4;
 /** …or, for a quota under BURST_MIN_QUOTA, when one that fits would refill this share of it in a window's length. */
 const BUCKET_REFILLS_QUOTA = 0.75;
 /**
- * …or when the fastest bucket that fits would refill more than this many quotas in a window's
- * length: read as the window, the log would hold it under its rate with no 429 to say so.
+ * …or when the fastest bucket that fits (the bound from above, or the search's ceiling when the
+ * spans give none) would refill more than this many quotas in a window's length: read as the
+ * window, the log would hold it under its rate with no 429 to say so. (At 1.25, small windows were
+ * read a span or more later: a fixed window of 5 per second over 5 ms fell from 94 to 74 %.)
  */
-const BUCKET_OUTRUNS_QUOTA = 1.25;
+const BUCKET_OUTRUNS_QUOTA = 3;
 /**
  * A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this
  * quota up; from it up, too, equal counts are a window even when a bucket fits them (rule 5).
@@ -545,7 +547,8 @@ export class BlindPace {
     // (Not when three spans after pauses admitted exactly the same count: a bucket that fits them
     // runs in a loop its own reading makes — a sliding window of 20 a second, read as a bucket of 16
     // with a burst of 14 after each pause, met a 429 each cycle, and each took 3 % off the pace: 64 %.
-    // A bucket misread so meets the log's 429 at its first window, and the reading ends.)
+    // A bucket misread so, if slower than the window read, meets the log's 429 at its first window,
+    // and the reading ends; a faster one does not — bucketExplains.)
     const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
     const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least);
     if (!allSame && this.bucketExplains(least, windowMs)) return;
@@ -555,13 +558,15 @@ export class BlindPace {
   /**
    * A token bucket fits the spans and is the likelier reading of a window of `quota` per `windowMs`
    * (judgeBurst) — or, under BURST_MIN_QUOTA, the riskier one to rule out: a bucket that fits and
-   * refills well over the quota in a window's length would be held under its rate by the log, and
+   * refills several quotas in a window's length would be held under its rate by the log, and
    * never meet the 429 that ends it. Over a 40-ms wire, each span after a pause was one burst of
    * what the span before admitted plus one (restartCap), and a bucket of 3 refilling 15 a second
    * admitted 4 twice over spans 98 and 121 ms long — equal counts that say nothing of the refill
    * (any rate from 2.5 to 24 a second fitted); read as a window of 4 per second, the import ran at
    * 25 % of the limit to its end. Equal counts over lengths far enough apart leave no fast bucket,
-   * and the window is read then (a sliding window of 10 per second: a span later).
+   * and the window is read then (a sliding window of 10 per second: a span later, 97.8 → 96.7 %).
+   * Three spans after pauses that admitted exactly one count are still read as a window whatever
+   * fits (judgeBurst, allSame): a bucket that loops so can still be misread (docs/pacing.md rule 5).
    */
   private bucketExplains(quota: number, windowMs: number): boolean {
     const bucket = this.bounds(this.rate);
