@@ -1,19 +1,24 @@
 // The reference for the pace matrix: a plain client told the server's limit. It knows the
 // limiter's shape and figures (and a fixed window's phase), keeps to them on its own clock with
 // plain keep-alive fetch POSTs — no discovery, no parsing, no journal — and honours a 429's
-// Retry-After like any client. What it misses of the limit over real HTTP is mostly this
-// machine's (late timers, the server's own timers, the round trip each place in flight stands
-// idle); what callctl misses beyond it, mostly the price of not being told. It is no upper bound:
-// its margin for the wire's jitter is fixed, and where that is too thin (a bucket of one) a 429
-// costs it a second that a client with a wider one does not pay.
+// Retry-After like any client. What it misses of the limit over real HTTP is this machine's (late
+// timers, the server's own timers, the round trip each place in flight stands idle) and its own
+// margins' (2 ms of a bucket of one's gap; a sliding window's slot held until its answer is back,
+// a round trip past the server's); what callctl misses beyond it, mostly the price of not being
+// told. It is no upper bound: where its fixed margin is too thin (a bucket of one) a 429 costs it
+// a second that a client with a wider one does not pay. Its time runs from its first request,
+// callctl's from the start of its job; both are divided into the same least wall time, counted
+// from the moment the process was started (so a fixed window's first one is shorter for both).
 //
-// node bench/oracle.mjs <baseUrl> <key> <file.csv> '<limiter json>' <origin>
+// node bench/oracle.mjs <baseUrl> <key> <file.csv> '<limiter json>' <origin> [wireDelayMs]
 //   limiter json: { limiter, rateLimit, burst, windowMs, maxInflight } as startSandbox takes them
 //   origin: the sandbox process's performance.timeOrigin (its fixed windows count from it)
+//   wireDelayMs: the sandbox's --wire-delay, each way (a fixed window's last moments are kept clear
+//   of it)
 // Prints { elapsedMs, requests, throttled } as JSON.
 import { readFileSync } from 'node:fs';
 
-const [baseUrl, key, file, specJson, originArg] = process.argv.slice(2);
+const [baseUrl, key, file, specJson, originArg, wireArg] = process.argv.slice(2);
 const spec = JSON.parse(specJson);
 const origin = Number(originArg);
 const rows = readFileSync(file, 'utf8').trim().split('\n').slice(1);
@@ -22,6 +27,7 @@ const now = () => performance.timeOrigin + performance.now() - origin;
 // Requests reach the server a little later than they leave, and not all by the same delay (a new
 // connection's first, the server's busy event loop): the model keeps this much time in hand.
 const JITTER_MS = 2;
+const WIRE_MS = Number(wireArg ?? 0);
 const inFlightMax = spec.limiter === 'concurrency' ? spec.maxInflight : 4;
 
 let next = 0;
@@ -68,7 +74,7 @@ function dueAt(t) {
         windowCount = 0;
       }
       // Not in the window's last moments: the request could reach the server in the next one.
-      return windowCount < quota && t < start + W - JITTER_MS ? t : start + W;
+      return windowCount < quota && t < start + W - JITTER_MS - WIRE_MS ? t : start + W;
     }
     case 'sliding':
       while (answered.length > 0 && answered[0] + W + 1 <= t) {
@@ -92,16 +98,20 @@ function take(t) {
 // it takes many times a warm one's round trip, and those sent behind it reach the server bunched.
 let warm = false;
 function pump() {
+  clearTimeout(timer);
   timer = undefined;
   while (inflight < (warm ? inFlightMax : 1) && (retry.length > 0 || next < rows.length)) {
     const t = now();
     const due = Math.max(pausedUntil, dueAt(t));
     if (due > t) {
-      timer ??= setTimeout(pump, Math.ceil(due - t));
+      timer = setTimeout(pump, Math.ceil(due - t));
       return;
     }
     take(t);
-    send(retry.length > 0 ? retry.shift() : rows[next++]);
+    send(retry.length > 0 ? retry.shift() : rows[next++]).catch((err) => {
+      console.error(`oracle: ${err.message}`);
+      process.exit(1);
+    });
   }
   if (inflight === 0 && retry.length === 0 && next >= rows.length) finish();
 }
@@ -131,8 +141,9 @@ async function send(line) {
     retry.push(line);
     const after = Number(res.headers.get('retry-after') ?? '1');
     pausedUntil = Math.max(pausedUntil, now() + after * 1000);
-    // The server's count was above the model's: start the model over from empty.
-    tokens = 0;
+    // The server's count was above the model's: start the model over from empty, less what is
+    // still on its way there.
+    tokens = -inflight;
     tokensAt = now();
     windowCount = quota;
   } else if (res.status >= 300) {

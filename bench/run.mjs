@@ -138,7 +138,7 @@ try {
         const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: 'none', wireDelayMs });
         const file = leads(N, `pace-${shape.limiter}-told-${N}.csv`);
         const t0 = performance.now();
-        const res = await run(process.execPath, [join(root, 'bench/oracle.mjs'), sb.baseUrl, sb.secretKey, file, JSON.stringify(shape), String(performance.timeOrigin)]);
+        const res = await run(process.execPath, [join(root, 'bench/oracle.mjs'), sb.baseUrl, sb.secretKey, file, JSON.stringify(shape), String(performance.timeOrigin), String(wireDelayMs)]);
         const st = sb.stats();
         await sb.close();
         if (res.code !== 0) throw new Error(`pace reference failed: ${res.stderr}`);
