@@ -17,6 +17,7 @@
 //   of it)
 // Prints { elapsedMs, requests, throttled } as JSON.
 import { readFileSync } from 'node:fs';
+import { postContact } from './post-contact.mjs';
 
 const [baseUrl, key, file, specJson, originArg, wireArg] = process.argv.slice(2);
 const spec = JSON.parse(specJson);
@@ -120,13 +121,7 @@ async function send(line) {
   started ??= performance.now();
   inflight += 1;
   requests += 1;
-  const [firstName, lastName, phone, email] = line.split(',');
-  const res = await fetch(`${baseUrl}/contacts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ firstName, lastName, phone, email }),
-  });
-  await res.arrayBuffer();
+  const res = await postContact(baseUrl, key, line);
   inflight -= 1;
   if (!warm) {
     warm = true;
@@ -147,7 +142,7 @@ async function send(line) {
     tokensAt = now();
     windowCount = quota;
   } else if (res.status >= 300) {
-    throw new Error(`oracle: HTTP ${res.status} for ${phone}`);
+    throw new Error(`HTTP ${res.status} for ${line}`);
   }
   pump();
 }

@@ -112,41 +112,32 @@ try {
     const { idealWall } = await import('../test/helpers/pace-sim.ts').catch(() => ({ idealWall: undefined }));
     // --pace-shapes=<text>: only the limiters whose name holds it (e.g. "1 s").
     const only = args.find((a) => a.startsWith('--pace-shapes='))?.slice(14);
+    // One cell: a fresh sandbox in that shape and header form, its rows sent by callctl or by the
+    // told client; the share is the least wall time the limiter allows over the client's own.
+    const paceCell = async (shape, headers, client) => {
+      const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
+      const quota = shape.windowMs ? Math.round((R * shape.windowMs) / 1000) : 0;
+      const N = Math.max(Math.round(seconds * R), 3 * quota);
+      const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: headers, wireDelayMs });
+      const file = leads(N, `pace-${shape.limiter}-${client}-${headers}-${N}.csv`);
+      const t0 = performance.now(); // the sandbox aligns its windows to this clock
+      const res =
+        client === 'told'
+          ? await run(process.execPath, [join(root, 'bench/oracle.mjs'), sb.baseUrl, sb.secretKey, file, JSON.stringify(shape), String(performance.timeOrigin), String(wireDelayMs)])
+          : await callctl(['import', file, '--json', '--restart'], { env: { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey } });
+      const st = sb.stats();
+      await sb.close();
+      if (res.code !== 0) throw new Error(`pace run (${client}) failed: ${res.stderr}`);
+      const summary = JSON.parse(res.stdout);
+      const simShape = { shape: shape.limiter, rate: shape.rateLimit, burst: shape.burst, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers };
+      const ideal = idealWall ? idealWall(simShape, N, 4, t0) : ((N - (shape.burst ?? 0)) / R) * 1000;
+      return `${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`;
+    };
     for (const [name, shape] of shapes.filter(([n]) => only === undefined || n.includes(only))) {
       const cells = [];
-      for (const headers of forms) {
-        const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
-        const quota = shape.windowMs ? Math.round((R * shape.windowMs) / 1000) : 0;
-        const N = Math.max(Math.round(seconds * R), 3 * quota);
-        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: headers, wireDelayMs });
-        const file = leads(N, `pace-${shape.limiter}-${headers}-${N}.csv`);
-        const t0 = performance.now(); // the sandbox aligns its windows to this clock
-        const res = await callctl(['import', file, '--json', '--restart'], { env: { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey } });
-        const st = sb.stats();
-        await sb.close();
-        if (res.code !== 0) throw new Error(`pace run failed: ${res.stderr}`);
-        const summary = JSON.parse(res.stdout);
-        const simShape = { shape: shape.limiter, rate: shape.rateLimit, burst: shape.burst, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers };
-        const ideal = idealWall ? idealWall(simShape, N, 4, t0) : ((N - (shape.burst ?? 0)) / R) * 1000;
-        cells.push(`${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`);
-      }
-      if (told) {
-        // The same rows, the same sandbox, sent by a client told the limit: what this machine
-        // allows any client (headers make no difference to it).
-        const R = shape.limiter === 'concurrency' ? (shape.maxInflight * 1000) / shape.latencyMs : shape.rateLimit;
-        const N = Math.max(Math.round(seconds * R), 3 * (shape.windowMs ? Math.round((R * shape.windowMs) / 1000) : 0));
-        const sb = await startSandbox({ port: 0, ...shape, rateLimitHeaders: 'none', wireDelayMs });
-        const file = leads(N, `pace-${shape.limiter}-told-${N}.csv`);
-        const t0 = performance.now();
-        const res = await run(process.execPath, [join(root, 'bench/oracle.mjs'), sb.baseUrl, sb.secretKey, file, JSON.stringify(shape), String(performance.timeOrigin), String(wireDelayMs)]);
-        const st = sb.stats();
-        await sb.close();
-        if (res.code !== 0) throw new Error(`pace reference failed: ${res.stderr}`);
-        const summary = JSON.parse(res.stdout);
-        const simShape = { shape: shape.limiter, rate: shape.rateLimit, burst: shape.burst, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers: 'none' };
-        const ideal = idealWall ? idealWall(simShape, N, 4, t0) : ((N - (shape.burst ?? 0)) / R) * 1000;
-        cells.push(`${((ideal / summary.elapsedMs) * 100).toFixed(1)} % / ${((st.throttled / st.requests) * 100).toFixed(2)} %`);
-      }
+      for (const headers of forms) cells.push(await paceCell(shape, headers, 'callctl'));
+      // The same rows sent by a client told the limit (headers make no difference to it).
+      if (told) cells.push(await paceCell(shape, 'none', 'told'));
       say(`| ${name} | ${cells.join(' | ')} |`);
     }
     say('');
