@@ -118,6 +118,10 @@ const FAST_RATE = 100;
 const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
 const WINDOW_GROW_MS = 60_000;
+/** A refusal's round trip this share of an admitted one's is a wire's: a cap's window then spans it. */
+const WIRE_SHARE = 0.1;
+/** …and an admission's round trip longer than a refusal's by this share of it is its service time. */
+const SERVICE_SHARE = 0.2;
 /** A 429 this soon after the window grew takes the growth back. */
 const WINDOW_PROBE_MS = 10_000;
 /** A span's send times are kept up to this many; a longer one is left out of the bounds (their cost). */
@@ -313,6 +317,23 @@ export class BlindPace {
     }
   }
 
+  /**
+   * A cap found over a wire, as requests in flight here. A request holds a place on the server for
+   * its service time and one here for its whole round trip, so a window of the server's cap keeps
+   * the server busy only that share of the time (a cap of 2 taking 100 ms, over a wire of 20 ms
+   * each way, was held at 69 %). The service time is what an admitted round trip takes beyond a
+   * refused one (a refusal is answered at once); the server was full of what left within that time
+   * before the refused request; the window is that cap over the service's share of the round trip.
+   * Over a loopback, whose round trips are all service, this is the cap itself.
+   */
+  private windowOverWire(span: Span): number {
+    const serviceMs = span.rttMinMs - span.refusedRttMs;
+    // (A bucket's refusal takes as long as an admission: what differs is jitter, no service.)
+    if (span.refusedRttMs < WIRE_SHARE * span.rttMinMs || serviceMs < Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs)) return 1;
+    const onServer = span.sends.filter((t) => t < span.refusedAt && t > span.refusedAt - serviceMs).length;
+    return Math.round((Math.max(1, onServer) * span.rttMinMs) / serviceMs);
+  }
+
   /** Nothing waits: growth restarts from the next busy moment. */
   onIdle(): void {
     this.lastGrowthAt = undefined;
@@ -405,7 +426,7 @@ export class BlindPace {
     const sentTogether = this.spanBurst > 0 && (A >= this.spanBurst || T < span.rttMinMs || this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst);
     if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
-      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend);
+      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend, this.windowOverWire(span));
       this.lastWindowCutAt = o.at;
       this.admittedInflightMax = this.spanMaxInflight;
       this.slowStart = false;

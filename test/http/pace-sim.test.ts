@@ -261,6 +261,22 @@ test('a concurrency cap shrinks the requests in flight instead of the rate', () 
   }
 });
 
+test('a concurrency cap over a wire: the window spans the round trip, not the server\'s cap alone', () => {
+  // A request holds a place on the server for its service time, and one here for the whole round
+  // trip: a window of the cap itself left the server idle while answers travelled (a cap of 2
+  // taking 100 ms, 60–70 ms away: 71 %; a cap of 3 taking 40 ms, 8 in flight: 83 %). Each figure is
+  // against what the cap and the requests in flight over that wire allow together.
+  const wire = { min: 60, spread: 10 };
+  for (const [maxInflight, latencyMs, concurrency, least] of [[2, 100, 4, 0.8], [3, 40, 8, 0.88]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'concurrency', rate: 0, maxInflight, latencyMs, headers: 'none' }, { concurrency, seed, wire });
+      const ideal = Math.max(r.idealMs, (r.rows * (2 * (wire.min + wire.spread / 2) + latencyMs)) / concurrency);
+      const share = ideal / r.wallMs;
+      assert.ok(share >= least && r.share429 <= 0.02, `cap ${maxInflight} @ ${latencyMs} ms, ${concurrency} in flight, seed ${seed}: ${(share * 100).toFixed(1)} %, ${r.throttled} 429s of ${r.requests}`);
+    }
+  }
+});
+
 test('--rate is a ceiling the pace never passes, even on a server that would take more', () => {
   const r = simulate({ shape: 'bucket', rate: 1000, burst: 1000, headers: 'none' }, { rows: 300, ceiling: 50 });
   const rate = r.rows / (r.wallMs / 1000);
