@@ -569,9 +569,10 @@ export class BlindPace {
     // runs in a loop its own reading makes — a sliding window of 20 a second, read as a bucket of 16
     // with a burst of 14 after each pause, met a 429 each cycle, and each took 3 % off the pace: 64 %.
     // A bucket misread so, if slower than the window read, meets the log's 429 at its first window,
-    // and the reading ends; a faster one does not — bucketExplains.)
+    // and the reading ends; a faster one does not — bucketExplains — unless one of those spans was
+    // refused too late for such a bucket: provesQuota.)
     const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
-    const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least);
+    const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least) && paused.some(provesQuota);
     if (!allSame && this.bucketExplains(least, windowMs)) return;
     this.recognise(least, windowMs, afterPause, same);
   }
@@ -586,8 +587,8 @@ export class BlindPace {
    * (any rate from 2.5 to 24 a second fitted); read as a window of 4 per second, the import ran at
    * 25 % of the limit to its end. Equal counts over lengths far enough apart leave no fast bucket,
    * and the window is read then (a sliding window of 10 per second: a span later, 97.8 → 96.7 %).
-   * Three spans after pauses that admitted exactly one count are still read as a window whatever
-   * fits (judgeBurst, allSame): a bucket that loops so can still be misread (docs/pacing.md rule 5).
+   * Three spans after pauses that admitted exactly one count are read as a window whatever fits
+   * (judgeBurst, allSame) only when one of them proves it (provesQuota; docs/pacing.md rule 5).
    */
   private bucketExplains(quota: number, windowMs: number): boolean {
     const bucket = this.bounds(this.rate);
@@ -806,6 +807,19 @@ function windowAfterQuota(x: Span): number {
   if (!x.retryAfterKnown) return 0;
   const took = x.refusedAt - (x.sends[0] ?? x.refusedAt) - x.jitterMs;
   return x.retryAfterMs + 1000 * Math.max(0, Math.floor(took / 1000));
+}
+
+/**
+ * A span after a pause whose refusal came too late for any bucket a log of its count per pause
+ * would hold back: a bucket refilling faster than that admits one more within a count's share of
+ * the pause after the span's first request (with 5 % to spare, plus the round trip by which
+ * arrivals stray from sends). Spans sent quickly prove nothing of the kind: over a 40-ms wire, a
+ * bucket of 3 refilling 12 a second admitted 4 after each pause, read as a window of 4 per second,
+ * and the log held it at 30 % with no 429 to say so.
+ */
+function provesQuota(x: Span): boolean {
+  const first = x.sends[0];
+  return first !== undefined && x.A > 0 && x.pauseMs !== Infinity && x.refusedAt - first >= (x.pauseMs / x.A) * 1.05 + x.rttMaxMs;
 }
 
 /** A short span that began with a whole quota, were the limit a window's (rule 5): the first, or one after a pause of a second or more. */
