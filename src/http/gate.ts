@@ -27,6 +27,8 @@ export interface Ticket {
   seq: number;
   /** Started under a window's log (a 429 then ends the log). */
   anchored: boolean;
+  /** Header regime: what the mirror expected the server to have for it, before it took one. */
+  mirrored?: number;
 }
 
 /**
@@ -39,6 +41,10 @@ export type StartVerdict = { ticket: Ticket } | { retryAt: number; onFinish?: tr
 const WINDOW_RECHECK_MS = 250;
 /** Under a window's anchor, a request starts this long after the window's length has passed. */
 const ANCHOR_MARGIN_MS = 1;
+/** The wire's jitter is read from this many recent round trips. */
+const RECENT_TRIPS = 32;
+/** What an answer that shows the mirror too low adds to its share of the round trip's refill. */
+const SHARE_STEP = 0.05;
 /** The window log keeps at least this many answers (and twice the quota). */
 const LOG_KEEP = 4096;
 
@@ -57,6 +63,20 @@ export class PaceGate {
   private low: number | null = null;
   private lowAt = 0;
   private lowAnsweredAt = -Infinity;
+  /** The start whose count set the mirror: those after it are spent from it as they started. */
+  private lowSeq = -1;
+  /** When the request whose count set the mirror reached the server, as a send time (see creditsAt). */
+  private lowSentAt = 0;
+  /** The shortest round trip of an admitted request with a count (header regime). */
+  private roundTripMin = Infinity;
+  /**
+   * The share of a shortest round trip's refill the mirror credits: none at first (the count as of
+   * its answer's arrival: what the server surely had), a step more each time an answer shows the
+   * server had a token or more beyond what the mirror expected, halved by each new pause.
+   */
+  private share = 0;
+  private jitterMs = 0;
+  private readonly recentTrips: number[] = [];
   /** The server's last "whole again" instant that the mirror was filled at (header regime). */
   private wholeAt: number | undefined;
   /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
@@ -157,12 +177,13 @@ export class PaceGate {
     // freed — so an answer will free a place or lift the cap.)
     if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
+    let mirrored: number | undefined;
     if (this.low !== null && this.followGap === undefined && anchor === undefined) {
       // A window's quota is spent: the next request waits until a refusal would prove it one.
       // That refusal takes one request, over a short round trip: the rest wait for its answer.
       if (s.holdUntil !== undefined && now < s.holdUntil) return { retryAt: s.holdUntil };
       if (s.holdOne === true && this.inflight > 0) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-      let credits = this.remainingAt(now) - this.inflight;
+      let credits = this.creditsAt(now);
       // The server said when its quota is whole again (a window's end, a bucket's refill): then
       // the mirror is whole whatever the refill estimate says (the answers tell the rest). Once
       // for each such instant: granting one more each time a request asked after it (as this
@@ -171,15 +192,13 @@ export class PaceGate {
       // the next such instant (docs/pacing.md, "With headers").
       if (credits < 1 && s.fullAt !== undefined && now >= s.fullAt && s.fullAt !== this.wholeAt) {
         this.wholeAt = s.fullAt;
-        this.low = Math.max(s.capacity ?? 1, this.remainingAt(now));
-        this.lowAt = now;
-        credits = this.low - this.inflight;
+        this.setLow(Math.max(s.capacity ?? 1, this.remainingAt(now)), now);
+        credits = this.creditsAt(now);
       }
       // Nothing on its way to tell us more, and no refill to wait for: one request asks (a window
       // whose reset has passed, or a 429 that carried no count) — or the gate would wait for good.
       if (credits < 1 && this.inflight === 0 && s.refillPerSec <= 0 && (s.fullAt === undefined || now >= s.fullAt)) {
-        this.low = 1;
-        this.lowAt = now;
+        this.setLow(1, now);
         credits = 1;
       }
       if (credits < 1) {
@@ -188,6 +207,7 @@ export class PaceGate {
         const untilFull = s.fullAt !== undefined && s.fullAt !== this.wholeAt ? s.fullAt - now : Infinity;
         return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
+      mirrored = credits - 1;
     }
     // Following the server's quota, credits space the requests; otherwise the pace does: never
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
@@ -205,7 +225,7 @@ export class PaceGate {
       const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
-    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined };
+    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined, mirrored };
     this.logStart(now);
     this.inflight += 1;
     if (now >= this.restartFrom) this.restartSent += 1;
@@ -234,6 +254,7 @@ export class PaceGate {
     // A new pause: a window's quota, once recognised, may go at once when it ends; until a request
     // sent after it is admitted, no more go than the pause can have refilled.
     if (this.pacer.resumeAt > before && this.followGap === undefined) {
+      this.share /= 2;
       this.burstLeft = this.pacer.burstAfter();
       this.restartCap = Math.max(this.burstLeft, this.pacer.restartCap());
       this.restartFrom = this.pacer.resumeAt;
@@ -248,6 +269,7 @@ export class PaceGate {
       else if (++this.restartAdmitted >= this.restartCap) this.endRestart();
     }
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
+      if (answer.status !== 429 && answer.status !== 0) this.noteRoundTrip(now - ticket.sentAt);
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);
     }
     return pauseMs;
@@ -323,7 +345,56 @@ export class PaceGate {
     return this.scanMax;
   }
 
-  /** What the server has left now, as mirrored (header regime). */
+  /** An admitted round trip: the shortest, and the spread of the last few over it (the jitter). */
+  private noteRoundTrip(ms: number): void {
+    this.roundTripMin = Math.min(this.roundTripMin, ms);
+    this.recentTrips.push(ms);
+    if (this.recentTrips.length > RECENT_TRIPS) this.recentTrips.shift();
+    this.jitterMs = Math.max(...this.recentTrips) - this.roundTripMin;
+  }
+
+  /** The mirror holds `level` now, every request in flight still to be spent from it. */
+  private setLow(level: number, now: number): void {
+    this.low = level;
+    this.lowAt = now;
+    this.lowSentAt = now;
+    this.lowSeq = this.seq - 1;
+  }
+
+  /**
+   * What a request starting now finds on the server, as mirrored. The count that set the mirror was
+   * taken when its request reached the server, a one-way trip after it left; a request leaving now
+   * arrives a one-way trip from now. So the mirror runs on send times: the count as of its
+   * request's start, each later start spending one as it left, the refill between them up to the
+   * capacity. (Taken as of the answer's arrival, the refill over the round trip was never credited,
+   * and every request in flight was spent at once from a count already near empty: a bucket of 3
+   * refilling 60 a second over a wire of 60 ms each way held 2 in flight, at 26 % of the limit.)
+   * Requests in flight that started before it may have been counted after it, and are spent too.
+   */
+  private creditsAt(now: number): number {
+    const s = this.pacer.settings();
+    const cap = s.capacity ?? Infinity;
+    // What the server surely has: the count as of its answer's arrival, every request in flight spent.
+    const surely = this.remainingAt(now) - this.inflight;
+    if (this.share <= 0) return surely;
+    let level = this.low as number;
+    let t = this.lowSentAt;
+    let older = this.inflight;
+    for (let q = Math.max(this.lowSeq + 1, this.logBase); q < this.seq; q++) {
+      const i = q - this.logBase;
+      const sent = this.logSent[i] as number;
+      // One that left before the count's moment is spent after the refill: the least it can leave.
+      if (sent <= this.lowSentAt) continue;
+      if (Number.isNaN(this.log[i])) older -= 1;
+      level = Math.min(cap, level + ((sent - t) / 1000) * s.refillPerSec) - 1;
+      t = sent;
+    }
+    // A request that leaves now may arrive sooner after the others than they left, by the wire's jitter.
+    const likely = Math.min(cap, level + (Math.max(0, now - t - this.jitterMs) / 1000) * s.refillPerSec) - older;
+    return surely + this.share * Math.max(0, likely - surely);
+  }
+
+  /** What the server has left now, as mirrored, before the requests in flight (header regime). */
   private remainingAt(now: number): number {
     const s = this.pacer.settings();
     return Math.min(s.capacity ?? Infinity, (this.low as number) + (Math.max(0, now - this.lowAt) / 1000) * s.refillPerSec);
@@ -355,8 +426,15 @@ export class PaceGate {
       if (remaining < (this.low as number) - reorder) return;
       if (remaining <= mirrored + reorder) next = Math.min(mirrored, remaining);
     }
-    this.low = next;
-    this.lowAt = now;
+    if (newest) {
+      // The server had more than the mirror said it would, a token or more: the mirror, not the
+      // server, held the requests back — it may credit more of the round trip's refill.
+      if (ticket.mirrored !== undefined && remaining >= ticket.mirrored + 0.5) this.share = Math.min(1, this.share + SHARE_STEP);
+      this.low = next;
+      this.lowAt = now;
+      this.lowSentAt = Math.max(ticket.sentAt, now - (Number.isFinite(this.roundTripMin) ? this.roundTripMin : 0));
+      this.lowSeq = ticket.seq;
+    } else this.setLow(next, now);
     this.lowAnsweredAt = now;
   }
 }

@@ -76,6 +76,9 @@ const REFILL_MEMORY_MS = 3_000;
 const REFILL_MIN_SPAN_MS = 300;
 /** A lower bound of the refill counts over at least this long between answers. */
 const LOWER_BOUND_MIN_MS = 20;
+/** A count found whole while requests waited this recently raises the refill estimate by this. */
+const BUSY_RECENT_MS = 300;
+const FULL_PROBE = 1.05;
 /** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
 const REFILL_SAFETY = 0.95;
 
@@ -152,6 +155,9 @@ export class Pacer {
   private windowProbeAt: number | undefined;
   private quotaAnchor: { quota: number; windowMs: number } | undefined;
   private anchorEnded = false;
+
+  /** Header regime: when a request last waited for the mirror. */
+  private busyAt = -Infinity;
 
   /** 429 answers seen. */
   throttled = 0;
@@ -241,6 +247,7 @@ export class Pacer {
    */
   onBusy(now: number): void {
     if (!this.headerMode) this.blind.onBusy(now);
+    else this.busyAt = now;
   }
 
   /** Called when the limiter has nothing waiting: growth restarts from the next busy moment. */
@@ -316,6 +323,11 @@ export class Pacer {
     } else {
       this.measureRefill(o.at, o.sentAt, remaining, o.status !== 429 && o.status !== 0, rl);
       if (this.refillSeen) this.refill = Math.max(this.refill, this.refillFloor);
+      // A bucket found full while requests waited for the mirror: it refills faster than we send,
+      // and a full bucket hides by how much — probe the estimate up until the counts show it.
+      if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.busyAt < BUSY_RECENT_MS && this.refill > 0) {
+        this.refill = Math.min(this.refill * FULL_PROBE, this.ceiling ?? Infinity);
+      }
     }
     if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
       // A fixed window with nothing left: nothing refills until it resets.

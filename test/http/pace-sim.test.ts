@@ -515,6 +515,24 @@ test('a bucket of two with draft 6 or X- headers is paced as one that says nothi
   }
 });
 
+test('a small bucket with headers over a wire: the mirror credits the round trip\'s refill once its answers show it held requests back', () => {
+  // The mirror took each count as of its answer's arrival and spent every request in flight from
+  // it at once, so what refilled during the round trip was never credited: a bucket of 3 refilling
+  // 150 a second, 60–70 ms away with 4 in flight, ran at 50 % of what 4 in flight allow, and its
+  // answers, finding it full, never measured its refill (held at its first guess, raised only by
+  // the counts' rises). A bucket of 2 with draft 8's policy: 86 %. Each figure is against what the
+  // limit and the requests in flight over that wire allow together.
+  const wire = { min: 60, spread: 10 };
+  for (const [rate, burst, headers, least] of [[150, 3, 'draft6', 0.68], [150, 3, 'x', 0.68], [60, 3, 'draft6', 0.66], [5, 2, 'draft8', 0.94]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const r = simulate({ shape: 'bucket', rate, burst, headers }, { seed, wire });
+      const ideal = Math.max(r.idealMs, (r.rows * 2 * (wire.min + wire.spread / 2)) / 4);
+      const share = ideal / r.wallMs;
+      assert.ok(share >= least && r.share429 <= 0.02, `${rate}/${burst} ${headers}, seed ${seed}: ${(share * 100).toFixed(1)} % of what 4 in flight allow, ${r.throttled} 429s of ${r.requests}`);
+    }
+  }
+});
+
 test('a bucket refilling a few a second, with draft 6 or X- headers: its refill is measured a whole token low, and few 429s come', () => {
   // `remaining` counts whole tokens, so the rises summed over the refill's memory are one token too
   // many at worst. At 2 a second a count that rose by one over half a second read 4 a second; the
