@@ -426,10 +426,10 @@ export class PaceGate {
       if (remaining < (this.low as number) - reorder) return;
       if (remaining <= mirrored + reorder) next = Math.min(mirrored, remaining);
     }
+    // The server had more for this request than the mirror expected, half a token or more: the
+    // mirror, not the server, held the requests back — it may credit more of the round trip's refill.
+    if (ticket.mirrored !== undefined && remaining >= ticket.mirrored + 0.5) this.share = Math.min(1, this.share + SHARE_STEP);
     if (newest) {
-      // The server had more than the mirror said it would, a token or more: the mirror, not the
-      // server, held the requests back — it may credit more of the round trip's refill.
-      if (ticket.mirrored !== undefined && remaining >= ticket.mirrored + 0.5) this.share = Math.min(1, this.share + SHARE_STEP);
       this.low = next;
       this.lowAt = now;
       this.lowSentAt = Math.max(ticket.sentAt, now - (Number.isFinite(this.roundTripMin) ? this.roundTripMin : 0));

@@ -79,6 +79,8 @@ const LOWER_BOUND_MIN_MS = 20;
 /** A count found whole while requests waited this recently raises the refill estimate by this. */
 const BUSY_RECENT_MS = 300;
 const FULL_PROBE = 1.05;
+/** Admitted answers kept to measure what was admitted over the last second. */
+const ADMITTED_KEPT = 512;
 /** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
 const REFILL_SAFETY = 0.95;
 
@@ -158,6 +160,8 @@ export class Pacer {
 
   /** Header regime: when a request last waited for the mirror. */
   private busyAt = -Infinity;
+  /** Header regime: when the last few admitted answers arrived. */
+  private readonly admittedAt: number[] = [];
 
   /** 429 answers seen. */
   throttled = 0;
@@ -287,7 +291,11 @@ export class Pacer {
   private observeQuota(o: Observation, rl: RateLimitInfo): void {
     const remaining = rl.remaining as number;
     this.headerMode = true;
-    if (o.status !== 429) this.answered += 1;
+    if (o.status !== 429) {
+      this.answered += 1;
+      this.admittedAt.push(o.at);
+      if (this.admittedAt.length > ADMITTED_KEPT) this.admittedAt.shift();
+    }
     if (o.status !== 429 && o.sentAt >= this.spanFrom) {
       this.spanAdmitted += 1;
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
@@ -325,8 +333,10 @@ export class Pacer {
       if (this.refillSeen) this.refill = Math.max(this.refill, this.refillFloor);
       // A bucket found full while requests waited for the mirror: it refills faster than we send,
       // and a full bucket hides by how much — probe the estimate up until the counts show it.
+      // (Up to four times what was admitted over the last second: a bucket found full says its refill is
+      // above our pace, not how far — a cap on requests in flight may be what holds the pace.)
       if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.busyAt < BUSY_RECENT_MS && this.refill > 0) {
-        this.refill = Math.min(this.refill * FULL_PROBE, this.ceiling ?? Infinity);
+        this.refill = Math.max(this.refill, Math.min(this.refill * FULL_PROBE, 4 * this.admittedRate(o.at), this.ceiling ?? Infinity));
       }
     }
     if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
@@ -503,6 +513,11 @@ export class Pacer {
    */
   private windowProofAfter(limit: number, pauseMs: number): number {
     return (pauseMs / limit) * 1.05 + this.spanRoundTrip;
+  }
+
+  /** Answers admitted over the last second (header regime). */
+  private admittedRate(now: number): number {
+    return this.admittedAt.filter((t) => now - t <= 1000).length;
   }
 
   private backoff(): number {
