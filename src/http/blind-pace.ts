@@ -330,7 +330,7 @@ export class BlindPace {
     const serviceMs = span.rttMinMs - span.refusedRttMs;
     // (A bucket's refusal takes as long as an admission: what differs is jitter, no service.)
     if (span.refusedRttMs < WIRE_SHARE * span.rttMinMs || serviceMs < Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs)) return 1;
-    const onServer = span.sends.filter((t) => t < span.refusedAt && t > span.refusedAt - serviceMs).length;
+    const onServer = span.sends.filter((t) => t <= span.refusedAt && t > span.refusedAt - serviceMs).length - 1;
     return Math.round((Math.max(1, onServer) * span.rttMinMs) / serviceMs);
   }
 
@@ -426,7 +426,8 @@ export class BlindPace {
     const sentTogether = this.spanBurst > 0 && (A >= this.spanBurst || T < span.rttMinMs || this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst);
     if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
-      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend, this.windowOverWire(span));
+      // (Over a wire, wider — but a cut never raises the window.)
+      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend, Math.min(this.window - 1, this.windowOverWire(span)));
       this.lastWindowCutAt = o.at;
       this.admittedInflightMax = this.spanMaxInflight;
       this.slowStart = false;

@@ -43,6 +43,8 @@ const WINDOW_RECHECK_MS = 250;
 const ANCHOR_MARGIN_MS = 1;
 /** The wire's jitter is read from this many recent round trips. */
 const RECENT_TRIPS = 32;
+/** The likely mirror projects at most this many starts since the count that set it. */
+const LIKELY_STARTS_MAX = 256;
 /** What an answer that shows the mirror too low adds to its share of the round trip's refill. */
 const SHARE_STEP = 0.05;
 /** The window log keeps at least this many answers (and twice the quota). */
@@ -72,7 +74,7 @@ export class PaceGate {
   /**
    * The share of a shortest round trip's refill the mirror credits: none at first (the count as of
    * its answer's arrival: what the server surely had), a step more each time an answer shows the
-   * server had a token or more beyond what the mirror expected, halved by each new pause.
+   * server had half a token or more beyond what the mirror expected, halved by each new pause.
    */
   private share = 0;
   private jitterMs = 0;
@@ -123,6 +125,9 @@ export class PaceGate {
   follow(gapMs: number | undefined): void {
     if (gapMs === undefined && this.followGap !== undefined) this.pacer.seed(1000 / this.followGap);
     this.followGap = gapMs;
+    // The mirror's credit for the round trip was earned on this process's own answers; what the
+    // shared pace did meanwhile says nothing of it, either way.
+    this.share = 0;
     if (gapMs !== undefined) {
       this.burstLeft = 0;
       this.endRestart();
@@ -204,6 +209,7 @@ export class PaceGate {
       if (credits < 1) {
         // The refill estimate may change meanwhile: ask again within a quarter second.
         const untilCredit = s.refillPerSec > 0 ? ((1 - credits) / s.refillPerSec) * 1000 : 250;
+        this.pacer.mirrorHeld(now);
         const untilFull = s.fullAt !== undefined && s.fullAt !== this.wholeAt ? s.fullAt - now : Infinity;
         return { retryAt: now + Math.max(1, Math.min(250, untilCredit, untilFull)) };
       }
@@ -254,7 +260,8 @@ export class PaceGate {
     // A new pause: a window's quota, once recognised, may go at once when it ends; until a request
     // sent after it is admitted, no more go than the pause can have refilled.
     if (this.pacer.resumeAt > before && this.followGap === undefined) {
-      this.share /= 2;
+      // (Not for an echo: requests in flight together meet the one congestion, once.)
+      if (ticket.sentAt >= before) this.share = this.share / 2 < SHARE_STEP / 4 ? 0 : this.share / 2;
       this.burstLeft = this.pacer.burstAfter();
       this.restartCap = Math.max(this.burstLeft, this.pacer.restartCap());
       this.restartFrom = this.pacer.resumeAt;
@@ -362,21 +369,24 @@ export class PaceGate {
   }
 
   /**
-   * What a request starting now finds on the server, as mirrored. The count that set the mirror was
-   * taken when its request reached the server, a one-way trip after it left; a request leaving now
-   * arrives a one-way trip from now. So the mirror runs on send times: the count as of its
-   * request's start, each later start spending one as it left, the refill between them up to the
-   * capacity. (Taken as of the answer's arrival, the refill over the round trip was never credited,
-   * and every request in flight was spent at once from a count already near empty: a bucket of 3
-   * refilling 60 a second over a wire of 60 ms each way held 2 in flight, at 26 % of the limit.)
-   * Requests in flight that started before it may have been counted after it, and are spent too.
+   * What a request starting now finds on the server, as mirrored (docs/pacing.md, "With headers").
+   * Surely: the count as of its answer's arrival, every request in flight spent at once. Likely:
+   * the count was taken when its request reached the server, a one-way trip after it left, and a
+   * request leaving now arrives a one-way trip from now — so it runs on send times: the count as of
+   * a shortest round trip before its answer arrived, each later start spending one as it left, the
+   * refill between them up to the capacity, less the wire's jitter for the request about to leave;
+   * requests in flight that started before it may have been counted after it, and are spent last.
+   * (Surely alone, the refill over the round trip was never credited: a bucket of 3 refilling 150
+   * a second, 60–70 ms away with 4 in flight, ran at 50 % of what 4 in flight allow.) The mirror
+   * credits `share` of what likely adds; with nothing counted for a long run of starts (answers
+   * without a count), surely alone.
    */
   private creditsAt(now: number): number {
     const s = this.pacer.settings();
     const cap = s.capacity ?? Infinity;
     // What the server surely has: the count as of its answer's arrival, every request in flight spent.
     const surely = this.remainingAt(now) - this.inflight;
-    if (this.share <= 0) return surely;
+    if (this.share <= 0 || this.seq - this.lowSeq > LIKELY_STARTS_MAX) return surely;
     let level = this.low as number;
     let t = this.lowSentAt;
     let older = this.inflight;

@@ -76,11 +76,10 @@ const REFILL_MEMORY_MS = 3_000;
 const REFILL_MIN_SPAN_MS = 300;
 /** A lower bound of the refill counts over at least this long between answers. */
 const LOWER_BOUND_MIN_MS = 20;
-/** A count found whole while requests waited this recently raises the refill estimate by this. */
-const BUSY_RECENT_MS = 300;
+/** A count found whole this soon after a request waited for the mirror's credits… */
+const HELD_RECENT_MS = 300;
+/** …raises the refill estimate by this share (up to four times what was admitted over a second). */
 const FULL_PROBE = 1.05;
-/** Admitted answers kept to measure what was admitted over the last second. */
-const ADMITTED_KEPT = 512;
 /** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
 const REFILL_SAFETY = 0.95;
 
@@ -158,10 +157,11 @@ export class Pacer {
   private quotaAnchor: { quota: number; windowMs: number } | undefined;
   private anchorEnded = false;
 
-  /** Header regime: when a request last waited for the mirror. */
-  private busyAt = -Infinity;
-  /** Header regime: when the last few admitted answers arrived. */
-  private readonly admittedAt: number[] = [];
+  /** Header regime: when a request last waited for the mirror's credits. */
+  private heldAt = -Infinity;
+  /** Header regime: when the answers admitted over the last second arrived (from `admittedHead`). */
+  private admittedAt: number[] = [];
+  private admittedHead = 0;
 
   /** 429 answers seen. */
   throttled = 0;
@@ -251,7 +251,11 @@ export class Pacer {
    */
   onBusy(now: number): void {
     if (!this.headerMode) this.blind.onBusy(now);
-    else this.busyAt = now;
+  }
+
+  /** Header regime: a request waits for the mirror's credits (not a pause, not --rate). */
+  mirrorHeld(now: number): void {
+    this.heldAt = now;
   }
 
   /** Called when the limiter has nothing waiting: growth restarts from the next busy moment. */
@@ -294,7 +298,7 @@ export class Pacer {
     if (o.status !== 429) {
       this.answered += 1;
       this.admittedAt.push(o.at);
-      if (this.admittedAt.length > ADMITTED_KEPT) this.admittedAt.shift();
+      this.admittedRate(o.at); // (drops what is over a second old)
     }
     if (o.status !== 429 && o.sentAt >= this.spanFrom) {
       this.spanAdmitted += 1;
@@ -335,7 +339,7 @@ export class Pacer {
       // and a full bucket hides by how much — probe the estimate up until the counts show it.
       // (Up to four times what was admitted over the last second: a bucket found full says its refill is
       // above our pace, not how far — a cap on requests in flight may be what holds the pace.)
-      if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.busyAt < BUSY_RECENT_MS && this.refill > 0) {
+      if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.heldAt < HELD_RECENT_MS && this.refill > 0) {
         this.refill = Math.max(this.refill, Math.min(this.refill * FULL_PROBE, 4 * this.admittedRate(o.at), this.ceiling ?? Infinity));
       }
     }
@@ -517,7 +521,12 @@ export class Pacer {
 
   /** Answers admitted over the last second (header regime). */
   private admittedRate(now: number): number {
-    return this.admittedAt.filter((t) => now - t <= 1000).length;
+    while (this.admittedHead < this.admittedAt.length && now - (this.admittedAt[this.admittedHead] as number) > 1000) this.admittedHead += 1;
+    if (this.admittedHead > 1024) {
+      this.admittedAt = this.admittedAt.slice(this.admittedHead);
+      this.admittedHead = 0;
+    }
+    return this.admittedAt.length - this.admittedHead;
   }
 
   private backoff(): number {
