@@ -490,9 +490,10 @@ export class BlindPace {
 
   /**
    * A recognised window, as a quota per length: no more than `quota` requests start within
-   * `windowMs` of the answer to an earlier one (the gate keeps the log). A request answered had
-   * reached the server, so one sent a window's length after that answer reaches it after the
-   * window that counted the other has ended — fixed or sliding, whatever the wire's delays — and
+   * `windowMs` of the answer to an earlier one, taken half the shortest round trip before it came
+   * (the gate keeps the log; gate.ts, TRIP_CREDIT). A request answered had reached the server a way
+   * back before, so one sent a window's length after that reaches it after the window that counted
+   * the other has ended — fixed or sliding, whatever the wire's delays — and
    * each window's quota goes at its start with no 429 to end it. Undefined until a window is
    * recognised (rule 5), and once it has been refuted or has met a 429.
    */

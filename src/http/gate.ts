@@ -47,6 +47,14 @@ const RECENT_TRIPS = 32;
 const LIKELY_STARTS_MAX = 256;
 /** What an answer that shows the mirror too low adds to its share of the round trip's refill. */
 const SHARE_STEP = 0.05;
+/**
+ * Under a window's log, a quota's answers are taken as this share of the shortest round trip
+ * earlier: the server counted each of them at least its way back before its answer arrived, and a
+ * request leaving now reaches the server at least its way there from now — their least sum is
+ * about the shortest round trip; half of it is kept in hand for a path whose two ways were never
+ * both at their quickest in one request (docs/pacing.md rule 7).
+ */
+const TRIP_CREDIT = 0.5;
 /** The window log keeps at least this many answers (and twice the quota). */
 const LOG_KEEP = 4096;
 
@@ -71,6 +79,8 @@ export class PaceGate {
   private lowSentAt = 0;
   /** The shortest round trip of an admitted request with a count (header regime). */
   private roundTripMin = Infinity;
+  /** The shortest round trip of any admitted request (the window log's credit, TRIP_CREDIT). */
+  private anyTripMin = Infinity;
   /**
    * The share of a shortest round trip's refill the mirror credits: none at first (the count as of
    * its answer's arrival: what the server surely had), a step more each time an answer shows the
@@ -173,7 +183,8 @@ export class PaceGate {
     if (anchor !== undefined) {
       const timedFrom = this.timedFrom(this.seq - anchor.quota);
       if (timedFrom === null) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-      if (timedFrom !== undefined && now < timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS) return { retryAt: timedFrom + anchor.windowMs + ANCHOR_MARGIN_MS };
+      const from = timedFrom === undefined ? undefined : timedFrom - (Number.isFinite(this.anyTripMin) ? TRIP_CREDIT * this.anyTripMin : 0);
+      if (from !== undefined && now < from + anchor.windowMs + ANCHOR_MARGIN_MS) return { retryAt: from + anchor.windowMs + ANCHOR_MARGIN_MS };
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
@@ -252,6 +263,7 @@ export class PaceGate {
       inflightAtSend: ticket.inflightAtSend,
     };
     this.logAnswer(ticket.seq, now, answer.status !== 429 && answer.status !== 0);
+    if (answer.status !== 429 && answer.status !== 0) this.anyTripMin = Math.min(this.anyTripMin, now - ticket.sentAt);
     const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
