@@ -9,7 +9,7 @@
 // Options: --headers=none,draft6,x,draft8 (default none), --seeds=3, --only=<text in a cell's name>,
 // --worst=20 (cells listed), --out=<file> (every cell as JSON, for --compare).
 import { writeFileSync, readFileSync } from 'node:fs';
-import { simulate, type SimServer } from '../test/helpers/pace-sim.js';
+import { simulate, type SimResult, type SimServer } from '../test/helpers/pace-sim.js';
 
 type Form = SimServer['headers'];
 interface Cell {
@@ -48,15 +48,15 @@ const wires: Array<[string, { min: number; spread: number }]> = [
 /**
  * A fixed window's least wall time when the concurrency bounds how much of each window a client
  * can use: the simulation's ideal assumes a whole quota fits in the first, partial window, and
- * spilling into one more window is then read as the pacer's loss. (Its phase is read back from
- * that ideal: the first window's end plus whole windows.)
+ * spilling into one more window is then read as the pacer's loss. (The windows are aligned to the
+ * clock, as the sandbox's are: the first ends at the next multiple of their length.)
  */
-function fixedWindowIdeal(s: Omit<SimServer, 'headers'>, rows: number, simIdealMs: number, concurrency: number, roundTrip: number): number {
+function fixedWindowIdeal(s: Omit<SimServer, 'headers'>, r: SimResult, concurrency: number, roundTrip: number): number {
   const W = s.windowMs ?? 1000;
   const quota = Math.max(1, Math.round((s.rate * W) / 1000));
-  const extra = Math.ceil(rows / quota) - 1;
-  if (extra <= 0) return Math.max(simIdealMs, (rows * roundTrip) / concurrency);
-  const firstEnd = simIdealMs - (extra - 1) * W;
+  const rows = r.rows;
+  if (rows <= quota) return r.idealMs;
+  const firstEnd = W - (r.startedAt % W);
   const perMs = concurrency / roundTrip;
   // Arrivals at the server (a one-way trip after the sends), window by window.
   let at = roundTrip / 2;
@@ -118,9 +118,9 @@ function hunt(forms: Form[], seeds: number, only: string): Cell[] {
             const roundTrip = 2 * (wire.min + wire.spread / 2) + (s.latencyMs ?? 0);
             const ideal =
               s.shape === 'window'
-                ? fixedWindowIdeal(s, r.rows, r.idealMs, concurrency, roundTrip)
+                ? fixedWindowIdeal(s, r, concurrency, roundTrip)
                 : s.shape === 'concurrency'
-                  ? Math.max(r.idealMs, (r.rows * roundTrip) / concurrency)
+                  ? r.idealMs
                   : greedyIdeal(s, r.rows, concurrency, roundTrip);
             cells.push({ name: `${name} | seed ${seed}`, share: ideal / r.wallMs, share429: r.share429 });
           }

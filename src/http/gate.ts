@@ -77,10 +77,8 @@ export class PaceGate {
   private lowSeq = -1;
   /** When the request whose count set the mirror reached the server, as a send time (see creditsAt). */
   private lowSentAt = 0;
-  /** The shortest round trip of an admitted request with a count (header regime). */
+  /** The shortest round trip of an admitted request (the mirror's and the window log's credit). */
   private roundTripMin = Infinity;
-  /** The shortest round trip of any admitted request (the window log's credit, TRIP_CREDIT). */
-  private anyTripMin = Infinity;
   /**
    * The share of a shortest round trip's refill the mirror credits: none at first (the count as of
    * its answer's arrival: what the server surely had), a step more each time an answer shows the
@@ -183,7 +181,7 @@ export class PaceGate {
     if (anchor !== undefined) {
       const timedFrom = this.timedFrom(this.seq - anchor.quota);
       if (timedFrom === null) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
-      const from = timedFrom === undefined ? undefined : timedFrom - (Number.isFinite(this.anyTripMin) ? TRIP_CREDIT * this.anyTripMin : 0);
+      const from = timedFrom === undefined ? undefined : timedFrom - (Number.isFinite(this.roundTripMin) ? TRIP_CREDIT * this.roundTripMin : 0);
       if (from !== undefined && now < from + anchor.windowMs + ANCHOR_MARGIN_MS) return { retryAt: from + anchor.windowMs + ANCHOR_MARGIN_MS };
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
@@ -262,8 +260,9 @@ export class PaceGate {
       inflightOthers: this.inflight,
       inflightAtSend: ticket.inflightAtSend,
     };
-    this.logAnswer(ticket.seq, now, answer.status !== 429 && answer.status !== 0);
-    if (answer.status !== 429 && answer.status !== 0) this.anyTripMin = Math.min(this.anyTripMin, now - ticket.sentAt);
+    const admitted = answer.status !== 429 && answer.status !== 0;
+    this.logAnswer(ticket.seq, now, admitted);
+    if (admitted) this.roundTripMin = Math.min(this.roundTripMin, now - ticket.sentAt);
     const before = this.pacer.resumeAt;
     const pauseMs = this.pacer.observe(obs);
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
@@ -288,7 +287,7 @@ export class PaceGate {
       else if (++this.restartAdmitted >= this.restartCap) this.endRestart();
     }
     if (this.pacer.settings().credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {
-      if (answer.status !== 429 && answer.status !== 0) this.noteRoundTrip(now - ticket.sentAt);
+      if (admitted) this.noteJitter(now - ticket.sentAt);
       this.mirror(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now);
     }
     return pauseMs;
@@ -364,9 +363,8 @@ export class PaceGate {
     return this.scanMax;
   }
 
-  /** An admitted round trip: the shortest, and the spread of the last few over it (the jitter). */
-  private noteRoundTrip(ms: number): void {
-    this.roundTripMin = Math.min(this.roundTripMin, ms);
+  /** An admitted round trip with a count: the spread of the last few over the shortest is the jitter. */
+  private noteJitter(ms: number): void {
     this.recentTrips.push(ms);
     if (this.recentTrips.length > RECENT_TRIPS) this.recentTrips.shift();
     this.jitterMs = Math.max(...this.recentTrips) - this.roundTripMin;

@@ -54,6 +54,8 @@ export interface SimResult {
   anchored: boolean;
   /** The pace the pacer held at the end (requests per second). */
   pace: number;
+  /** When the import began on the virtual clock (a Unix time in ms: a fixed window's phase). */
+  startedAt: number;
 }
 
 /** mulberry32: a small seeded random in [0, 1). */
@@ -230,16 +232,21 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     e.fn();
   }
   const wallMs = end - t0;
-  const idealMs = idealWall(server, rows, concurrency, t0);
+  // Over a wire, each request holds its place in flight for a round trip: 8 in flight 60 ms away
+  // send at most 8 in 120 ms, whatever the limit.
+  const idealMs = idealWall(server, rows, concurrency, t0, opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined);
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace, startedAt: t0 };
 }
 
-/** The least wall time the server allows for `rows` requests started at `t0`. */
-export function idealWall(s: SimServer, rows: number, concurrency: number, t0: number): number {
+/**
+ * The least wall time the server allows for `rows` requests started at `t0`, with `concurrency` in
+ * flight each holding its place for the server's time and `wireMs` on the way there and back.
+ */
+export function idealWall(s: SimServer, rows: number, concurrency: number, t0: number, wireMs = 0.5): number {
   const latency = s.latencyMs ?? 0;
-  const clientBound = (rows * (latency + 0.5)) / concurrency;
+  const clientBound = (rows * (latency + wireMs)) / concurrency;
   let serverBound: number;
   switch (s.shape) {
     case 'bucket': {
