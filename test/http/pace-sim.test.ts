@@ -597,6 +597,17 @@ test('a bucket of three with draft 6 or X- headers, at 30 to 300 a second: count
   }
 });
 
+test('without headers, a measured bucket of three makes up for late timers within a gap', () => {
+  // Its burst is too small for a whole request back to back, and each timer a millisecond late in a
+  // 17-ms gap was lost: 96 % sustained at a pace of 99 %, 89.7–90.2 % of the ideal in 30 s.
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'bucket', rate: 60, burst: 3, headers: 'none' }, { seed });
+    assert.ok(r.sustained >= 0.975, `seed ${seed}: ${(r.sustained * 100).toFixed(1)} % sustained`);
+    assert.ok(r.share >= 0.91, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+    assert.ok(r.throttled <= 2, `seed ${seed}: ${r.throttled} 429s`);
+  }
+});
+
 test('without headers, a pace read as a bucket’s least refill regrows fast, and a long pause that freed a few is no slow bucket', () => {
   // Over a wire, a span after a pause leaves in one burst, and a bucket smaller than what the pause
   // refills admits only its size: paced at that least refill (3 per second for 30/s with a burst
