@@ -92,6 +92,10 @@ const UNDER_TOO_FAST = 0.97;
 const RELAX_PER_SEC = 0.0005;
 /** A long span's limit is read from the rate admitted over its last seconds. */
 const RECENT_MS = 2000;
+/** A long span's pace within this share of the one that met its 429 is steady (recentFrom). */
+const RAMP_SHARE = 0.9;
+/** The shortest window a ramping span's recent admitted rate is read over (ms). */
+const RAMP_MIN_MS = 500;
 /** A span this long drained little of what the pause refilled: its admitted rate is the limit's. */
 const LONG_SPAN_MS = 1500;
 /** Until solved, probe up this share of the pace per second… */
@@ -227,6 +231,8 @@ export class BlindPace {
   private tooFast = Infinity;
   /** Send times of the current span's admitted requests (the recent admitted rate). */
   private readonly admittedAt: number[] = [];
+  /** The pace at each send of the current span ([send time, pace]; the recent admitted rate's window). */
+  private readonly paceAtSend: Array<[number, number]> = [];
   /** Send times of every request of the current span, and its admitted requests (send time, round trip). */
   private spanSends: number[] = [];
   private spanAdmits: Admit[] = [];
@@ -290,6 +296,7 @@ export class BlindPace {
       this.spanAdmitted = 0;
       this.spanMaxInflight = 0;
       this.admittedAt.length = 0;
+      this.paceAtSend.length = 0;
       this.spanSends = [];
       this.spanAdmits = [];
       this.spanFailed = 0;
@@ -299,6 +306,8 @@ export class BlindPace {
     // whose answer came after it belongs to no span that is still open.
     if (now < (this.spanStart as number)) return;
     if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
+    if (this.paceAtSend.length >= 8192) this.paceAtSend.splice(0, 4096);
+    this.paceAtSend.push([now, this.rate]);
   }
 
   /** Requests are waiting for the pace: grow it (slow start, then a probe). */
@@ -727,7 +736,7 @@ export class BlindPace {
       // A long span drained only the little the pause refilled. Everything sent was admitted until
       // the 429, so the rate admitted over its last seconds — when the bucket was draining — is
       // the limit's, give or take the overshoot of a slow probe.
-      const since = at - Math.min(cur.T, RECENT_MS);
+      const since = this.recentFrom(at, cur.T, paceAt429);
       const recent = this.admittedAt.filter((t) => t >= since).length;
       const R = Math.min(paceAt429, recent / ((at - since) / 1000));
       this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
@@ -759,6 +768,22 @@ export class BlindPace {
       return Math.min(paceAt429 * SHORT_SHARE, refill);
     }
     return paceAt429 * SHORT_SHARE;
+  }
+
+  /**
+   * Where a long span's recent admitted rate is read from: its last RECENT_MS — or, if the pace
+   * climbed fast over them (regrowing by doubling each second), from the last send whose pace was
+   * well under the one that met the 429, and no later than RAMP_MIN_MS before it. Two seconds of a
+   * pace doubling each second average half the pace at their end: a bucket of one refilling 12 a
+   * second over 60–70 ms, met by a regrowth at 11.5 a second, was read at 6 and held there to the
+   * import's end (47 % of the limit).
+   */
+  private recentFrom(at: number, T: number, paceAt429: number): number {
+    const from = at - Math.min(T, RECENT_MS);
+    let i = this.paceAtSend.length - 1;
+    while (i >= 0 && (this.paceAtSend[i] as [number, number])[1] >= RAMP_SHARE * paceAt429) i -= 1;
+    if (i < 0) return from;
+    return Math.max(from, Math.min((this.paceAtSend[i] as [number, number])[0], at - RAMP_MIN_MS));
   }
 
   /**

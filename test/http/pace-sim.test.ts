@@ -608,6 +608,18 @@ test('without headers, a measured bucket of three makes up for late timers withi
   }
 });
 
+test('without headers, a long span that ended in a fast regrowth reads the rate it ended at, not its average', () => {
+  // A bucket of one refilling 12 a second over 60–70 ms: the pace regrew by doubling each second and
+  // met a 429 at 11.5 a second; its last two seconds admitted 6 a second, and the pace was held
+  // there to the import's end (47–54 % of what the limit and the wire allow).
+  const wire = { min: 60, spread: 10 };
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'bucket', rate: 12, burst: 1, headers: 'none' }, { seed, wire });
+    assert.ok(r.pace >= 9, `seed ${seed}: held at ${r.pace.toFixed(1)} a second`);
+    assert.ok(r.share >= 0.65, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+  }
+});
+
 test('without headers, a pace read as a bucket’s least refill regrows fast, and a long pause that freed a few is no slow bucket', () => {
   // Over a wire, a span after a pause leaves in one burst, and a bucket smaller than what the pause
   // refills admits only its size: paced at that least refill (3 per second for 30/s with a burst
