@@ -63,6 +63,11 @@ interface Span {
   admits: Admit[];
   /** The refused request's round trip (ms). */
   refusedRttMs: number;
+  /**
+   * Admitted requests sent after the refused one, within its jitter, whose answers came after its
+   * 429: on the wire they may have overtaken it (a window's count, not a bucket's — see quotaCount).
+   */
+  overtook: number;
   failed: number;
   /** The pause its 429 called for (ms). */
   retryAfterMs: number;
@@ -375,16 +380,15 @@ export class BlindPace {
       }
       // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
       // 429 is learned, and the next span begins after the pause, later than the refused send.)
+      if (this.lastSpan !== undefined && o.sentAt >= this.lastSpan.refusedAt && o.sentAt < this.lastSpan.refusedAt + this.lastSpan.jitterMs && o.sentAt < this.pausedUntil) {
+        this.lastSpan.overtook += 1;
+        this.raiseQuota();
+      }
       if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt) {
         this.lastSpan.A += 1;
         this.lastSpanAdmitted += 1;
         if (this.lastSpan.admits.length < SPAN_SENDS_MAX) this.lastSpan.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
-        // The span may have just set a window's quota (judgeBurst runs at its 429): the quota is the
-        // least count of the spans it was read from, now perhaps one higher.
-        if (!this.anchorEnded && this.burst > 0 && this.quotaFrom.includes(this.lastSpan)) {
-          const least = Math.min(...this.quotaFrom.map((x) => x.A));
-          if (least > this.anchorQuota) this.holdQuota(least, this.anchorWindowMs);
-        }
+        this.raiseQuota();
       }
       return 0;
     }
@@ -409,7 +413,7 @@ export class BlindPace {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
     const rtts = this.spanAdmits.map((x) => x.rtt);
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
     const rateBefore = (A / T) * 1000;
     this.jitterMs = span.jitterMs;
     // (Its admitted answers that come later are added to it alone, below: not twice.)
@@ -544,6 +548,16 @@ export class BlindPace {
     this.anchorWindowMs = windowMs;
   }
 
+  /**
+   * The last span may have just set a window's quota (judgeBurst runs at its 429): the quota is the
+   * least count of the spans it was read from, now perhaps one higher.
+   */
+  private raiseQuota(): void {
+    if (this.anchorEnded || this.burst <= 0 || this.lastSpan === undefined || !this.quotaFrom.includes(this.lastSpan)) return;
+    const least = Math.min(...this.quotaFrom.map(quotaCount));
+    if (least > this.anchorQuota) this.holdQuota(least, this.anchorWindowMs);
+  }
+
   private judgeBurst(cur: Span): void {
     // A window admits its whole quota after a pause: two spans in a row that began with it at once
     // and admitted less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5
@@ -564,11 +578,11 @@ export class BlindPace {
     // or two, are a window; a bucket's spans admit what the pause refilled plus what dripped in
     // meanwhile, which seldom repeats so closely.
     const afterPause = this.spans.filter(quotaSpan);
-    const least = afterPause.length > 0 ? Math.min(...afterPause.map((x) => x.A)) : 0;
+    const least = afterPause.length > 0 ? Math.min(...afterPause.map(quotaCount)) : 0;
     // (Under EXACT_QUOTA the counts must be equal: a window admits its whole quota each time, while
     // a bucket's short spans after pauses admit its size and a request or two of refill — a bucket of
     // 5 refilling 10 a second, its spans admitting 5 and 6, read as a window of 5, held 88 %.)
-    const same = afterPause.filter((x) => x.A - least <= (least < EXACT_QUOTA ? 0 : Math.max(1, WINDOW_SAME * least)));
+    const same = afterPause.filter((x) => quotaCount(x) - least <= (least < EXACT_QUOTA ? 0 : Math.max(1, WINDOW_SAME * least)));
     if (same.length < 2) {
       this.judgeFixedGrid();
       return;
@@ -593,7 +607,7 @@ export class BlindPace {
     // and the reading ends; a faster one does not — bucketExplains — unless one of those spans was
     // refused too late for such a bucket: provesQuota.)
     const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
-    const allSame = paused.length >= SAME_SPANS && paused.every((x) => x.A === least) && paused.some(provesQuota);
+    const allSame = paused.length >= SAME_SPANS && paused.every((x) => quotaCount(x) === least) && paused.some(provesQuota);
     if (!allSame && this.bucketExplains(least, windowMs)) return;
     this.recognise(least, windowMs, afterPause, same);
   }
@@ -828,6 +842,18 @@ export class BlindPace {
     const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
     return Math.round(exp / 2 + (this.random() * exp) / 2);
   }
+}
+
+/**
+ * What a span admitted, read as a window's count: with those that may have overtaken its refused
+ * request on the wire. A window counts arrivals, and over a jittery wire the request sent just
+ * after the refused one can arrive first and be admitted in its place — left out, a sliding
+ * window of 300 per 10 s over 1–6 ms was read as 299, and the import's last row waited a whole
+ * window (64 % of the limit). (A bucket's readings leave them out: its refill may have admitted
+ * them.)
+ */
+function quotaCount(x: Span): number {
+  return x.A + x.overtook;
 }
 
 /**

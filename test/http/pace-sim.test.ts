@@ -620,6 +620,16 @@ test('without headers, a long span that ended in a fast regrowth reads the rate 
   }
 });
 
+test('without headers, a window’s quota counts the request that overtook the refused one on the wire', () => {
+  // Sliding 300 per 10 s over 1–6 ms with 8 in flight: the 300th admitted request was sent just
+  // after the one refused and arrived first; left out, the quota read 299 and the import's last row
+  // waited a whole window (64 % of the ideal).
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'sliding', rate: 30, windowMs: 10_000, headers: 'none' }, { seed, concurrency: 8, wire: { min: 1, spread: 5 } });
+    assert.ok(r.share >= 0.88, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the ideal`);
+  }
+});
+
 test('without headers, a pace read as a bucket’s least refill regrows fast, and a long pause that freed a few is no slow bucket', () => {
   // Over a wire, a span after a pause leaves in one burst, and a bucket smaller than what the pause
   // refills admits only its size: paced at that least refill (3 per second for 30/s with a burst
