@@ -97,10 +97,11 @@ const UNDER_TOO_FAST = 0.97;
 const RELAX_PER_SEC = 0.0005;
 /** A long span's limit is read from the rate admitted over its last seconds. */
 const RECENT_MS = 2000;
-/** A long span's pace within this share of the one that met its 429 is steady (recentFrom). */
+/** A long span's pace within this share of the pace at its refused send is steady (recentFrom). */
 const RAMP_SHARE = 0.9;
-/** The shortest window a ramping span's recent admitted rate is read over (ms). */
+/** The shortest window a ramping span's recent admitted rate is read over: this long (ms), and this many gaps. */
 const RAMP_MIN_MS = 500;
+const RAMP_MIN_SENDS = 4;
 /** A span this long drained little of what the pause refilled: its admitted rate is the limit's. */
 const LONG_SPAN_MS = 1500;
 /** Until solved, probe up this share of the pace per second… */
@@ -433,7 +434,7 @@ export class BlindPace {
     }
     // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a
     // cap either (the quota's requests were all in flight together by design).
-    if (this.burst > 0 && A >= Math.max(this.burst, this.anchorQuota) && !this.slowStart) {
+    if (this.burst > 0 && A + mayHaveOvertaken(span) >= Math.max(this.burst, this.anchorQuota) && !this.slowStart) {
       this.shortOfQuota = false;
       this.spans.push(span);
       if (this.spans.length > 4) this.spans.shift();
@@ -563,7 +564,7 @@ export class BlindPace {
     // and admitted less (a bucket of 5 refilling 10 a second, read as a window of 6, admitted 5
     // each time, and met a 429 each second) are no window's. One alone may be: a request the
     // server counted that timed out here, an answer still on its way, another client's request.
-    const short = this.burst > 0 && cur.A + cur.failed < Math.max(this.burst, this.anchorQuota);
+    const short = this.burst > 0 && cur.A + cur.failed + mayHaveOvertaken(cur) < Math.max(this.burst, this.anchorQuota);
     const twice = short && this.shortOfQuota;
     this.shortOfQuota = short;
     if (this.burst > 0 && (cur.A < this.burst || twice)) {
@@ -750,7 +751,7 @@ export class BlindPace {
       // A long span drained only the little the pause refilled. Everything sent was admitted until
       // the 429, so the rate admitted over its last seconds — when the bucket was draining — is
       // the limit's, give or take the overshoot of a slow probe.
-      const since = this.recentFrom(at, cur.T, paceAt429);
+      const since = this.recentFrom(at, cur.T);
       const recent = this.admittedAt.filter((t) => t >= since).length;
       const R = Math.min(paceAt429, recent / ((at - since) / 1000));
       this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
@@ -785,20 +786,27 @@ export class BlindPace {
   }
 
   /**
-   * Where a long span's recent admitted rate is read from: its last RECENT_MS — or, if the pace
-   * climbed fast over them (regrowing by doubling each second), from the last send whose pace was
-   * well under the one that met the 429, and no later than RAMP_MIN_MS before it. Two seconds of a
-   * pace doubling each second average half the pace at their end: a bucket of one refilling 12 a
-   * second over 60–70 ms, met by a regrowth at 11.5 a second, was read at 6 and held there to the
-   * import's end (47 % of the limit).
+   * Where a long span's recent admitted rate is read from (up to its refused send `at`): its last
+   * RECENT_MS — or, if the pace climbed fast over them (regrowing by doubling each second), from
+   * the last send whose pace was well under the pace at the refused send, and no later than
+   * RAMP_MIN_MS or RAMP_MIN_SENDS gaps before it (a slow pace's few sends in half a second say
+   * little, none at all under 2 a second). Two seconds of a pace doubling each second average half
+   * the pace at their end: a bucket of one refilling 12 a second over 60–70 ms, met by a regrowth at
+   * 11.5 a second, was read at 6 and held there to the import's end (47 % of the limit).
    */
-  private recentFrom(at: number, T: number, paceAt429: number): number {
+  private recentFrom(at: number, T: number): number {
     const from = at - Math.min(T, RECENT_MS);
-    let i = this.paceAtSend.length - 1;
-    while (i >= 0 && (this.paceAtSend[i] as [number, number])[1] >= RAMP_SHARE * paceAt429) i -= 1;
-    if (i < 0) return from;
-    return Math.max(from, Math.min((this.paceAtSend[i] as [number, number])[0], at - RAMP_MIN_MS));
+    // (Over the sends up to the refused one, by their times: a shared budget feeds them as their
+    // answers come, out of order.)
+    let refusedAt = -Infinity;
+    let refusedPace = 0;
+    for (const [t, pace] of this.paceAtSend) if (t <= at && t >= refusedAt) [refusedAt, refusedPace] = [t, pace];
+    let steadyFrom = -Infinity;
+    for (const [t, pace] of this.paceAtSend) if (t <= at && pace < RAMP_SHARE * refusedPace) steadyFrom = Math.max(steadyFrom, t);
+    if (steadyFrom === -Infinity) return from;
+    return Math.max(from, Math.min(steadyFrom, at - Math.max(RAMP_MIN_MS, (RAMP_MIN_SENDS * 1000) / refusedPace)));
   }
+
 
   /**
    * A token bucket admits, in a span that began after a pause and ran above its refill throughout,
@@ -833,7 +841,8 @@ export class BlindPace {
   get catchUp(): number {
     if (this.burstEstimate !== undefined && this.solvedRate !== undefined) {
       const b = this.burstEstimate;
-      return Math.max(1, Math.min(CATCH_UP_MAX, Math.floor(b / 2)), !this.partRefuted ? 1 + Math.max(0, (b - 2) / 2 - (this.jitterMs * this.rate) / 1000) : 1);
+      const part = !this.partRefuted ? 1 + Math.max(0, (b - 2) / 2 - (this.jitterMs * this.rate) / 1000) : 1;
+      return Math.min(CATCH_UP_MAX, Math.max(1, Math.floor(b / 2), part));
     }
     return this.rate >= FAST_RATE ? 2 : 1;
   }
@@ -854,6 +863,18 @@ export class BlindPace {
  */
 function quotaCount(x: Span): number {
   return x.A + x.overtook;
+}
+
+/**
+ * At its 429, one more the span may have had admitted, as a window counts (quotaCount): a send
+ * within its jitter after the refused one, unanswered yet. (Its quota may have been raised by such
+ * a late answer; judged without it, a span overtaken so read one short and, twice in a row, ended
+ * the window's reading for good.)
+ */
+function mayHaveOvertaken(x: Span): number {
+  const after = (t: number) => t >= x.refusedAt && t < x.refusedAt + x.jitterMs;
+  const answered = x.admits.filter((a) => after(a.sentAt)).length;
+  return Math.min(1, Math.max(0, countIn(x.sends, x.refusedAt, x.refusedAt + x.jitterMs) - 1 - answered));
 }
 
 /**
