@@ -225,8 +225,6 @@ export class BlindPace {
    * through the jitter, fitted one of 3.4 at 104 a second).
    */
   private partRefuted = false;
-  /** The spread of the last span's round trips (how far arrivals stray from sends). */
-  private jitterMs = 0;
   /** The 429 before the next span starts is an echo of the same congestion. */
   private pausedUntil = -Infinity;
   private consecutive429 = 0;
@@ -416,7 +414,6 @@ export class BlindPace {
     const rtts = this.spanAdmits.map((x) => x.rtt);
     const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
     const rateBefore = (A / T) * 1000;
-    this.jitterMs = span.jitterMs;
     // (Its admitted answers that come later are added to it alone, below: not twice.)
     this.spanAdmits = [];
     this.lastSpan = span;
@@ -807,7 +804,6 @@ export class BlindPace {
     return Math.max(from, Math.min(steadyFrom, at - Math.max(RAMP_MIN_MS, (RAMP_MIN_SENDS * 1000) / refusedPace)));
   }
 
-
   /**
    * A token bucket admits, in a span that began after a pause and ran above its refill throughout,
    * what the pause refilled plus what dripped in meanwhile: A = b + r·T. Two such spans of
@@ -841,7 +837,9 @@ export class BlindPace {
   get catchUp(): number {
     if (this.burstEstimate !== undefined && this.solvedRate !== undefined) {
       const b = this.burstEstimate;
-      const part = !this.partRefuted ? 1 + Math.max(0, (b - 2) / 2 - (this.jitterMs * this.rate) / 1000) : 1;
+      // (Less the last span's jitter, in gaps: how far arrivals stray from sends.)
+      const jitterGaps = ((this.lastSpan?.jitterMs ?? 0) * this.rate) / 1000;
+      const part = !this.partRefuted ? 1 + Math.max(0, (b - 2) / 2 - jitterGaps) : 1;
       return Math.min(CATCH_UP_MAX, Math.max(1, Math.floor(b / 2), part));
     }
     return this.rate >= FAST_RATE ? 2 : 1;
