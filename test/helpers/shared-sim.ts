@@ -9,8 +9,8 @@
 import { PaceGate, type Ticket } from '../../src/http/gate.js';
 import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
 import { SharedLearner, type SharedAnswer } from '../../src/http/shared-pace.js';
-import { RateLimit, type HeaderStyle } from '../../src/sandbox/ratelimit.js';
-import { Heap, seeded } from './pace-sim.js';
+import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
+import { Heap, idealWall, seeded } from './pace-sim.js';
 
 export interface SharedSimOptions {
   processes: number;
@@ -18,6 +18,10 @@ export interface SharedSimOptions {
   rate: number;
   burst: number;
   headers: HeaderStyle;
+  /** The server's limiter (default: a token bucket of `rate` and `burst`). */
+  shape?: LimiterShape;
+  /** Fixed and sliding windows: quota = rate × windowMs. */
+  windowMs?: number;
   concurrency?: number;
   seed?: number;
   /** One way on the wire: at least `min` ms, plus up to `spread` (default: loopback, 0.1 + 0–0.6). */
@@ -37,9 +41,11 @@ const TICK_MS = 50;
 
 export function simulateShared(o: SharedSimOptions): SharedSimResult {
   const random = seeded(o.seed ?? 1);
-  const t0 = 1_700_000_000_000;
+  // A window's phase at random (a bucket's runs keep the whole second they always had).
+  const t0 = 1_700_000_000_000 + (o.shape === undefined || o.shape === 'bucket' ? 0 : Math.floor(random() * 60_000));
   let now = t0;
-  const limit = new RateLimit({ shape: 'bucket', rate: o.rate, burst: o.burst, headers: o.headers }, () => now, () => now);
+  const shape = o.shape ?? 'bucket';
+  const limit = new RateLimit({ shape, rate: o.rate, burst: o.burst, windowMs: o.windowMs, headers: o.headers }, () => now, () => now);
   const events = new Heap();
   const at = (t: number, fn: () => void) => events.push(t, fn);
   const late = () => random() * 2;
@@ -134,6 +140,6 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     now = e.t;
     e.fn();
   }
-  const ideal = ((total - o.burst) / o.rate) * 1000;
+  const ideal = shape === 'bucket' ? ((total - o.burst) / o.rate) * 1000 : idealWall({ shape, rate: o.rate, windowMs: o.windowMs, headers: o.headers }, total, o.processes * (o.concurrency ?? 8), t0);
   return { share: ideal / (end - t0), share429: throttled / requests, requests, paceAtFirst429 };
 }

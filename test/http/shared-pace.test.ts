@@ -48,3 +48,25 @@ for (const c of cells) {
     }
   });
 }
+
+// Windows shared by three processes. Every process follows the one shared pace, not the quota, and
+// on a window the refill measured between answers is nil until the window turns: with draft-6 or
+// `X-` headers that pace fell to a crawl with no 429 to lift it (0.1 % of a fixed window of 100 a
+// second; over real HTTP, three imports of 20 s did not end in 200 s). The pace is now never under
+// what the server says is left over its reset. Far from the goal still (docs/pacing.md, "One
+// budget, several processes"): these floors keep the crawl from coming back.
+const windowCells = [
+  { headers: 'draft6', shape: 'window', share: 0.4 },
+  { headers: 'x', shape: 'window', share: 0.05 },
+  { headers: 'draft8', shape: 'sliding', share: 0.45 },
+  { headers: 'none', shape: 'window', share: 0.55 },
+] as const;
+for (const c of windowCells) {
+  test(`three processes on one budget, ${c.headers} headers, ${c.shape === 'window' ? 'fixed' : 'sliding'} window of 100 per second: no crawl (≥ ${c.share * 100} %)`, () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const r = simulateShared({ processes: 3, rowsEach: 1000, rate: 100, burst: 0, shape: c.shape, windowMs: 1000, headers: c.headers, seed });
+      assert.ok(r.share >= c.share, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the limit`);
+      assert.ok(r.share429 <= 0.02, `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % 429s`);
+    }
+  });
+}
