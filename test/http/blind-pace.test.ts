@@ -219,7 +219,7 @@ test('fixedGridQuota: spans that ran across fixed windows’ ends give the quota
   }
   assert.ok(readUneven >= 10, `over the uneven wire, a window read in ${readUneven} cases of 40`);
   // A token bucket's spans at the same paces.
-  for (const [rate, burst] of [[40, 20], [50, 50], [60, 10], [30, 40]]) {
+  for (const [rate, burst] of [[40, 20], [50, 50], [60, 10], [30, 40]] as Array<[number, number]>) {
     const bucket = { tokens: burst, at: 0, rate, burst };
     const bucketRuns = [[1650, 80], [3700, 120], [5950, 70]].map(([from, p]) => {
       const sp = { sends: [] as number[], admits: [] as Array<{ sentAt: number; rtt: number }>, refusedAt: Number.NaN, refusedRttMs: 20 };
