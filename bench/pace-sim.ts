@@ -1,6 +1,6 @@
 // The pace matrix on a virtual clock: every limiter shape × every header form, a 30-second import
 // each (3 seeds), printed as the Markdown table BENCHMARKS.md carries. Deterministic and quick:
-// `node --import tsx bench/pace-sim.ts`.
+// `node --import tsx bench/pace-sim.ts` (`--shared` adds three processes on one budget).
 import { simulate, type SimServer } from '../test/helpers/pace-sim.js';
 
 const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
@@ -37,4 +37,21 @@ for (const [name, s] of shapes) {
     return `${pct(share)} % / ${pct(worst429)} %`;
   });
   console.log(`| ${name} | ${cells.join(' | ')} |`);
+}
+
+// `--shared`: the same shapes (caps aside: the shared simulation has no server latency) with three
+// processes on one budget (test/helpers/shared-sim.ts), ten seconds' worth of rows each, 4 seeds.
+if (process.argv.includes('--shared')) {
+  const { simulateShared } = await import('../test/helpers/shared-sim.js');
+  console.log('');
+  console.log(`| three processes, one budget: server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
+  console.log(`|---|${forms.map(() => '---').join('|')}|`);
+  for (const [name, s] of shapes.filter(([, x]) => x.shape !== 'concurrency')) {
+    const quota = s.windowMs ? (s.rate * s.windowMs) / 1000 : 0;
+    const cells = forms.map((headers) => {
+      const rs = [1, 2, 3, 4].map((seed) => simulateShared({ processes: 3, rowsEach: Math.max(s.rate * 10, quota), rate: s.rate, burst: s.burst ?? 0, shape: s.shape, windowMs: s.windowMs, headers, seed }));
+      return `${pct(Math.min(...rs.map((r) => r.share)))} % / ${pct(Math.max(...rs.map((r) => r.share429)))} %`;
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  }
 }

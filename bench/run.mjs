@@ -24,7 +24,7 @@ const say = (line) => {
 };
 
 /** Runs a command, returns wall ms, exit code, stdout, and the child's peak RSS (MB) when asked. */
-function run(cmd, argv, { env = {}, rss = false, cwd = work } = {}) {
+function run(cmd, argv, { env = {}, rss = false, cwd = work, timeoutMs = 0 } = {}) {
   return new Promise((done, fail) => {
     const t0 = performance.now();
     const child = spawn(cmd, rss ? ['-r', join(root, 'bench/maxrss.cjs'), ...argv] : argv, {
@@ -39,7 +39,10 @@ function run(cmd, argv, { env = {}, rss = false, cwd = work } = {}) {
     child.stderr.on('data', (d) => (stderr += d));
     child.stdio[3].on('data', (d) => (fd3 += d));
     child.on('error', fail);
+    // A bounded run: a child still going after timeoutMs is killed (its code is then null).
+    const timer = timeoutMs > 0 ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
     child.on('close', (code) => {
+      clearTimeout(timer);
       const m = /MAXRSS_KB (\d+)/.exec(fd3);
       const cpu = /CPU_US (\d+)/.exec(fd3);
       done({ ms: performance.now() - t0, code, stdout, stderr, rssMb: m ? Number(m[1]) / 1024 : undefined, cpuMs: cpu ? Number(cpu[1]) / 1000 : undefined });
@@ -397,18 +400,28 @@ try {
           { R: 60, B: 60, headers: 'none', alone: false },
           { R: 60, B: 60, headers: 'x', alone: false },
           { R: 200, B: 20, headers: 'draft8', alone: false },
+          // Windows and a cap, shared: the simulation models them since stop 33 (BENCHMARKS.md §6).
+          ...['none', 'draft6'].flatMap((headers) => [
+            { R: 100, B: 0, headers, alone: false, shape: { limiter: 'window', windowMs: 1000 }, name: 'fixed window, 100 per 1 s' },
+            { R: 100, B: 0, headers, alone: false, shape: { limiter: 'sliding', windowMs: 1000 }, name: 'sliding window, 100 per 1 s' },
+            { R: 30, B: 0, headers, alone: false, shape: { limiter: 'window', windowMs: 10_000 }, name: 'fixed window, 300 per 10 s' },
+            { R: 75, B: 0, headers, alone: false, shape: { limiter: 'concurrency', rateLimit: 0, maxInflight: 3, latencyMs: 40 }, name: 'at most 3 in flight, 40 ms each' },
+          ]),
         ];
+    // --shared-shapes=<text>: only the rows whose limiter's name holds it (e.g. "window").
+    const sharedOnly = args.find((a) => a.startsWith('--shared-shapes='))?.slice(16);
     say('');
     say('## 6. Shared budget — three imports at once, same key, sandbox token bucket');
     say('');
     if (!redisUrl) say('(skipped: set CALLCTL_BENCH_REDIS_URL=redis://127.0.0.1:6379 to run it)');
     else {
-      say('| bucket | headers | limiter | rows | wall | combined pace, share of R | 429 share | rows stored once |');
+      const { idealWall } = await import('../test/helpers/pace-sim.ts');
+      say('| server\'s limiter | headers | limiter | rows | wall | combined pace, share of R | 429 share | rows stored once |');
       say('|---|---|---|---|---|---|---|---|');
-      for (const { R, B, headers, alone } of servers) {
+      for (const { R, B, headers, alone, shape, name = `${R}/s, burst ${B}` } of servers.filter((x) => sharedOnly === undefined || (x.name ?? 'token bucket').includes(sharedOnly))) {
         const N = smoke ? 30 : R * 10;
         for (const shared of alone ? [false, true] : [true]) {
-          const sb = await startSandbox({ port: 0, rateLimit: R, burst: B, rateLimitHeaders: headers });
+          const sb = await startSandbox({ port: 0, rateLimit: R, burst: B, rateLimitHeaders: headers, ...shape });
           const env = { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey };
           const t0 = performance.now();
           const results = await Promise.all([0, 1, 2].map((p) => {
@@ -416,7 +429,8 @@ try {
             for (let i = 0; i < N; i++) rows.push(`P${p}R${i},+4474001${p}${String(i).padStart(4, '0')}`);
             const file = join(work, `shared-${R}-${B}-${headers}-${shared}-${p}.csv`);
             writeFileSync(file, `${rows.join('\n')}\n`);
-            return callctl(['import', file, '--json', '--restart', ...(shared ? ['--redis-url', redisUrl] : [])], { env: { ...env, CALLCTL_CONFIG_DIR: join(work, `cfg-${R}-${B}-${headers}-${shared}-${p}`) } });
+            // Bounded: an import still going after five minutes (thirty times its least) is stopped.
+            return callctl(['import', file, '--json', '--restart', ...(shared ? ['--redis-url', redisUrl] : [])], { env: { ...env, CALLCTL_CONFIG_DIR: join(work, `cfg-${R}-${B}-${headers}-${shared}-${p}`) }, timeoutMs: smoke ? 0 : 300_000 });
           }));
           const secs = (performance.now() - t0) / 1000;
           const st = sb.stats();
@@ -424,7 +438,12 @@ try {
           await sb.close();
           const admitted = st.requests - st.throttled;
           const once = phones.length === 3 * N && new Set(phones).size === 3 * N && results.every((r) => r.code === 0);
-          say(`| ${R}/s, burst ${B} | ${headers} | ${shared ? 'one budget on Redis' : 'each process alone'} | 3 × ${N} | ${secs.toFixed(1)} s | ${(((admitted - B) / secs / R) * 100).toFixed(1)} % | ${((st.throttled / st.requests) * 100).toFixed(1)} % | ${once ? 'yes' : 'NO'} |`);
+          const stopped = results.some((r) => r.code === null);
+          // A window's quota goes at each window's start: its share is the least wall time its grid
+          // allows (the simulation's idealWall) over the measured one; a bucket's, what was admitted
+          // beyond the burst over the wall time, as before.
+          const share = shape === undefined ? (admitted - B) / secs / R : idealWall({ shape: shape.limiter, rate: R, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers }, 3 * N, 12, t0) / 1000 / secs;
+          say(`| ${name}${stopped ? ` (stopped after ${secs.toFixed(0)} s)` : ''} | ${headers} | ${shared ? 'one budget on Redis' : 'each process alone'} | 3 × ${N} | ${secs.toFixed(1)} s | ${(share * 100).toFixed(1)} % | ${((st.throttled / st.requests) * 100).toFixed(1)} % | ${once ? 'yes' : 'NO'} |`);
         }
       }
       say('');
