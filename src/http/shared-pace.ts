@@ -62,8 +62,11 @@ export class SharedLearner {
   /** Send times of the answers fed lately, oldest first. */
   private sent: number[] = [];
   private lastBusy: number | undefined;
-  /** What the newest answer said of the key's quota: requests left, and in how long it resets. */
-  private quota: { remaining: number; resetMs: number } | undefined;
+  /**
+   * What the newest answer said of the key's quota: the requests it leaves by its reset (what
+   * remains, or the whole quota once it is spent), and in how long it resets.
+   */
+  private quota: { left: number; resetMs: number } | undefined;
 
   /**
    * `seedRate`: the pace the previous leader left (requests per second), if any — taken up where it
@@ -84,7 +87,10 @@ export class SharedLearner {
       // requests in flight is not learnt here (each process's --concurrency still holds).
       this.pacer.observe({ at: a.at, sentAt: a.sentAt, status: a.status, retryAfterMs: a.retryAfterMs, rateLimit: a.rateLimit, inflightOthers: 0, inflightAtSend: 0 });
       const rl = a.rateLimit;
-      this.quota = rl?.remaining !== undefined && rl.resetMs !== undefined ? { remaining: rl.remaining, resetMs: rl.resetMs } : undefined;
+      // (A quota spent comes back whole at its reset: the pause that its 429 called for holds every
+      // process until then, and the pace must not have sunk meanwhile — slots booked at a pace of
+      // 0.2 a second held three imports for seconds after the quota was whole again.)
+      this.quota = rl?.remaining !== undefined && rl.resetMs !== undefined ? { left: rl.remaining > 0 ? rl.remaining : (rl.limit ?? 0), resetMs: rl.resetMs } : undefined;
     }
   }
 
@@ -129,7 +135,7 @@ export class SharedLearner {
     // imports on a fixed window of 100 a second with draft-6 headers fell to 0.1 % of the limit,
     // with no 429 to lift them — hours for a 30-second import (simulated; over real HTTP it did
     // not end in 200 s).
-    const p = q ? Math.max(this.pacer.pace, Math.min(this.ceiling, q.remaining / Math.max(q.resetMs / 1000, 1))) : this.pacer.pace;
+    const p = q ? Math.max(this.pacer.pace, Math.min(this.ceiling, q.left / Math.max(q.resetMs / 1000, 1))) : this.pacer.pace;
     return Number.isFinite(p) && p > 0 ? p : undefined;
   }
 }
