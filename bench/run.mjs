@@ -393,14 +393,17 @@ try {
     // Three imports at once on one key. The first two servers with each process alone beside the
     // shared budget; the rest, shared only. N rows each: ten seconds' worth, thirty together.
     const servers = smoke
-      ? [{ R: 60, B: 10, headers: 'draft6', alone: false }]
+      ? [
+          { R: 60, B: 10, headers: 'draft6', alone: false },
+          { R: 30, B: 0, headers: 'none', alone: false, shape: { limiter: 'window', windowMs: 1000 }, name: 'fixed window, 30 per 1 s' },
+        ]
       : [
           { R: 60, B: 10, headers: 'draft6', alone: true },
           { R: 60, B: 10, headers: 'none', alone: true },
           { R: 60, B: 60, headers: 'none', alone: false },
           { R: 60, B: 60, headers: 'x', alone: false },
           { R: 200, B: 20, headers: 'draft8', alone: false },
-          // Windows and a cap, shared: the simulation models them since stop 33 (BENCHMARKS.md §6).
+          // Windows and a cap, shared (measured since 2026-11-28, BENCHMARKS.md §6).
           ...['none', 'draft6'].flatMap((headers) => [
             { R: 100, B: 0, headers, alone: false, shape: { limiter: 'window', windowMs: 1000 }, name: 'fixed window, 100 per 1 s' },
             { R: 100, B: 0, headers, alone: false, shape: { limiter: 'sliding', windowMs: 1000 }, name: 'sliding window, 100 per 1 s' },
@@ -410,15 +413,17 @@ try {
         ];
     // --shared-shapes=<text>: only the rows whose limiter's name holds it (e.g. "window").
     const sharedOnly = args.find((a) => a.startsWith('--shared-shapes='))?.slice(16);
+    const rowName = (x) => x.name ?? `token bucket ${x.R}/s, burst ${x.B}`;
     say('');
-    say('## 6. Shared budget — three imports at once, same key, sandbox token bucket');
+    say('## 6. Shared budget — three imports at once, same key, against the sandbox');
     say('');
     if (!redisUrl) say('(skipped: set CALLCTL_BENCH_REDIS_URL=redis://127.0.0.1:6379 to run it)');
     else {
       const { idealWall } = await import('../test/helpers/pace-sim.ts');
-      say('| server\'s limiter | headers | limiter | rows | wall | combined pace, share of R | 429 share | rows stored once |');
+      say('| server\'s limiter | headers | callctl | rows | wall | share of the limit | 429 share | rows stored once |');
       say('|---|---|---|---|---|---|---|---|');
-      for (const { R, B, headers, alone, shape, name = `${R}/s, burst ${B}` } of servers.filter((x) => sharedOnly === undefined || (x.name ?? 'token bucket').includes(sharedOnly))) {
+      for (const row of servers.filter((x) => sharedOnly === undefined || rowName(x).includes(sharedOnly))) {
+        const { R, B, headers, alone, shape = { limiter: 'bucket' } } = row;
         const N = smoke ? 30 : R * 10;
         for (const shared of alone ? [false, true] : [true]) {
           const sb = await startSandbox({ port: 0, rateLimit: R, burst: B, rateLimitHeaders: headers, ...shape });
@@ -436,14 +441,12 @@ try {
           const st = sb.stats();
           const phones = sb.contacts().map((c) => c.phone);
           await sb.close();
-          const admitted = st.requests - st.throttled;
           const once = phones.length === 3 * N && new Set(phones).size === 3 * N && results.every((r) => r.code === 0);
           const stopped = results.some((r) => r.code === null);
-          // A window's quota goes at each window's start: its share is the least wall time its grid
-          // allows (the simulation's idealWall) over the measured one; a bucket's, what was admitted
-          // beyond the burst over the wall time, as before.
-          const share = shape === undefined ? (admitted - B) / secs / R : idealWall({ shape: shape.limiter, rate: R, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers }, 3 * N, 12, t0) / 1000 / secs;
-          say(`| ${name}${stopped ? ` (stopped after ${secs.toFixed(0)} s)` : ''} | ${headers} | ${shared ? 'one budget on Redis' : 'each process alone'} | 3 × ${N} | ${secs.toFixed(1)} s | ${(share * 100).toFixed(1)} % | ${((st.throttled / st.requests) * 100).toFixed(1)} % | ${once ? 'yes' : 'NO'} |`);
+          // The least wall time the limiter allows (a bucket's burst at once, a window's quota at
+          // each window's start: the simulation's idealWall) over the measured one.
+          const share = idealWall({ shape: shape.limiter, rate: R, burst: B, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers }, 3 * N, 12, t0) / 1000 / secs;
+          say(`| ${rowName(row)}${stopped ? ` (stopped after ${secs.toFixed(0)} s)` : ''} | ${headers} | ${shared ? 'one budget on Redis' : 'each process alone'} | 3 × ${N} | ${secs.toFixed(1)} s | ${(share * 100).toFixed(1)} % | ${((st.throttled / st.requests) * 100).toFixed(1)} % | ${once ? 'yes' : 'NO'} |`);
         }
       }
       say('');

@@ -19,3 +19,20 @@ test('bench/run.mjs --smoke runs every section and prints its tables', async () 
   assert.match(out, /\| server's limiter \| none: share \/ 429s \| told the limit: share \/ 429s \|/);
   assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \| [\d.]+ % \/ [\d.]+ % \|/);
 });
+
+// The shared-budget section needs a Redis (.ci/run starts one): three imports on one key, against a
+// bucket and a window.
+const redisUrl = process.env.CALLCTL_TEST_REDIS_URL;
+test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip: redisUrl === undefined && 'CALLCTL_TEST_REDIS_URL is not set' }, async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', '--only=shared'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CALLCTL_BENCH_REDIS_URL: redisUrl } });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  assert.equal(code, 0, err);
+  assert.ok(out.includes('## 6. Shared budget'), out);
+  // Each row: its share of the limit, and every row of the three imports stored exactly once.
+  assert.match(out, /\| token bucket 60\/s, burst 10 \| draft6 \| one budget on Redis \| 3 × 30 \| [\d.]+ s \| [\d.]+ % \| [\d.]+ % \| yes \|/);
+  assert.match(out, /\| fixed window, 30 per 1 s \| none \| one budget on Redis \| 3 × 30 \| [\d.]+ s \| [\d.]+ % \| [\d.]+ % \| yes \|/);
+});

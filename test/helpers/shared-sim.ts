@@ -140,6 +140,6 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     now = e.t;
     e.fn();
   }
-  const ideal = shape === 'bucket' ? ((total - o.burst) / o.rate) * 1000 : idealWall({ shape, rate: o.rate, windowMs: o.windowMs, headers: o.headers }, total, o.processes * (o.concurrency ?? 8), t0);
+  const ideal = idealWall({ shape, rate: o.rate, burst: o.burst, windowMs: o.windowMs, headers: o.headers }, total, o.processes * (o.concurrency ?? 8), t0);
   return { share: ideal / (end - t0), share429: throttled / requests, requests, paceAtFirst429 };
 }
