@@ -16,7 +16,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
-import { RuntimeError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import { decodeAnswer, encodeAnswer, SharedLearner, type SharedAnswer } from './shared-pace.js';
 
@@ -240,7 +240,8 @@ export async function connectSharedLimiter(o: SharedLimiterOptions): Promise<Sha
     url = new URL(o.redisUrl);
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('not a redis URL');
   } catch {
-    throw new RuntimeError('bad_redis_url', `--redis-url ${o.redisUrl} is not a redis:// URL`, 'e.g. redis://127.0.0.1:6379');
+    // A malformed value is the operator's argument (exit 2, docs/cli.md); Redis away is not (below).
+    throw new UsageError(`--redis-url ${o.redisUrl} is not a redis:// URL`, 'e.g. redis://127.0.0.1:6379', 'bad_redis_url');
   }
   const clientOptions: RedisOptions = {
     host: url.hostname,

@@ -29,6 +29,7 @@ test('bad arguments are exit 2 with one line, and send nothing', async (t) => {
     [['import', join(dir, 'l.csv'), '--map', 'Phone'], /--map "Phone" is not Header=field/],
     [['import', join(dir, 'l.csv'), '--resume', '--restart'], /cannot be used with/],
     [['import', join(dir, 'l.csv'), '--encoding', 'ebcdic'], /ebcdic/],
+    [['import', join(dir, 'l.csv'), '--redis-url', 'notaurl'], /--redis-url notaurl is not a redis:\/\/ URL/],
     [['contacts', 'get', ''], /the id is empty/],
     [['contacts', 'get', '..'], /cannot be sent as a path segment/],
     [['contacts', 'edit', 'x', '--data', '{"a":'], /--data is not valid JSON/],
