@@ -1,7 +1,7 @@
 // The pace matrix on a virtual clock: every limiter shape × every header form, a 30-second import
 // each (3 seeds), printed as the Markdown table BENCHMARKS.md carries. Deterministic and quick:
 // `node --import tsx bench/pace-sim.ts` (`--shared` adds three processes on one budget).
-import { simulate, type SimServer } from '../test/helpers/pace-sim.js';
+import { limitRate, simulate, type SimServer } from '../test/helpers/pace-sim.js';
 
 const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
   ['token bucket 200/s, burst 20', { shape: 'bucket', rate: 200, burst: 20 }],
@@ -27,6 +27,7 @@ const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
 ];
 const forms = ['none', 'draft6', 'draft8', 'x'] as const;
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
+if (!process.argv.includes('--only-shared')) {
 console.log(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
 console.log(`|---|${forms.map(() => '---').join('|')}|`);
 for (const [name, s] of shapes) {
@@ -38,18 +39,21 @@ for (const [name, s] of shapes) {
   });
   console.log(`| ${name} | ${cells.join(' | ')} |`);
 }
+}
 
-// `--shared`: the same shapes (caps aside: the shared simulation has no server latency) with three
-// processes on one budget (test/helpers/shared-sim.ts), ten seconds' worth of rows each, 4 seeds.
-if (process.argv.includes('--shared')) {
+// `--shared`: the same shapes with three processes on one budget (test/helpers/shared-sim.ts), ten
+// seconds' worth of rows each, 4 seeds. `--only-shared` skips the single-process table.
+if (process.argv.includes('--shared') || process.argv.includes('--only-shared')) {
   const { simulateShared } = await import('../test/helpers/shared-sim.js');
   console.log('');
   console.log(`| three processes, one budget: server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
   console.log(`|---|${forms.map(() => '---').join('|')}|`);
-  for (const [name, s] of shapes.filter(([, x]) => x.shape !== 'concurrency')) {
+  for (const [name, s] of shapes) {
     const quota = s.windowMs ? (s.rate * s.windowMs) / 1000 : 0;
     const cells = forms.map((headers) => {
-      const rs = [1, 2, 3, 4].map((seed) => simulateShared({ processes: 3, rowsEach: Math.max(s.rate * 10, quota), rate: s.rate, burst: s.burst ?? 0, shape: s.shape, windowMs: s.windowMs, headers, seed }));
+      const rs = [1, 2, 3, 4].map((seed) =>
+        simulateShared({ processes: 3, rowsEach: Math.max(Math.round(limitRate({ ...s, headers }) * 10), quota), rate: s.rate, burst: s.burst ?? 0, shape: s.shape, windowMs: s.windowMs, maxInflight: s.maxInflight, latencyMs: s.latencyMs, headers, seed }),
+      );
       return `${pct(Math.min(...rs.map((r) => r.share)))} % / ${pct(Math.max(...rs.map((r) => r.share429)))} %`;
     });
     console.log(`| ${name} | ${cells.join(' | ')} |`);

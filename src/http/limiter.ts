@@ -2,8 +2,10 @@
  * The one limiter every request of the process passes: bottleneck holds the requests in flight
  * (--concurrency, narrowed when the pacer finds a concurrency cap); the gate (gate.ts, pure)
  * decides when each may start — the pace, the server's quota, a 429 pause. With a budget shared
- * through Redis (shared-limiter.ts), each start is also a slot booked there, spaced by the one
- * pace learnt from every process's answers (shared-pace.ts), and a 429 pauses every process.
+ * through Redis (shared-limiter.ts), one gate for every process decides instead (central-gate.ts,
+ * run by whichever process leads): each start is granted there and each answer goes back to it;
+ * this process keeps only its own --rate, and its gate waits, seeded with the shared pace, for
+ * Redis to fail.
  */
 import Bottleneck from 'bottleneck';
 import { PaceGate, type Answer, type Ticket } from './gate.js';
@@ -23,6 +25,8 @@ export interface LimiterOptions {
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
   onSharedLost?: (err: unknown) => void;
+  /** Sharing a budget: a start granted and never answered is given up after this long (ms). */
+  leaseMs?: number;
 }
 
 export interface LimiterStats {
@@ -45,8 +49,9 @@ export class RequestLimiter {
   private readonly answerWaiters: Array<() => void> = [];
 
   private shared: SharedBudget | undefined;
-  /** One request of this process at a time books a start on the shared budget. */
-  private booking: Promise<void> = Promise.resolve();
+  /** Sharing a budget: 429s met by this process, and when --rate lets its next request start. */
+  private sharedThrottled = 0;
+  private ceilingNext = -Infinity;
 
   constructor(private readonly opts: LimiterOptions) {
     this.shared = opts.shared;
@@ -55,16 +60,18 @@ export class RequestLimiter {
     yieldWithoutTimers(this.bottleneck);
     this.shared?.start({
       now: opts.now,
-      busy: () => (this.bottleneck.counts().QUEUED ?? 0) > 0 || this.waiting > 0,
       follow: (gapMs) => this.gate.follow(gapMs),
       lost: (err) => this.loseShared(err),
       ceiling: opts.rate,
+      leaseMs: opts.leaseMs ?? 60_000,
     });
   }
 
   /** Runs `send` when the pace allows and feeds its answer back into the pace. */
   async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
     return this.bottleneck.schedule(async () => {
+      const grant = this.shared ? await this.sharedGrant() : undefined;
+      if (grant !== undefined) return this.runGranted(grant, send);
       const ticket = await this.admit();
       this.requests += 1;
       try {
@@ -82,7 +89,6 @@ export class RequestLimiter {
   private async admit(): Promise<Ticket> {
     // Bounded: every round either starts the request or sleeps until the gate's next moment.
     for (let round = 0; round < 1_000_000; round++) {
-      if (this.shared) await this.sharedStart();
       const now = this.opts.now();
       // The pace is the bottleneck when requests wait for it: others held in the gate, or this one
       // held back already (one request at a time, like paging, waits too). Not requests queued for
@@ -97,33 +103,43 @@ export class RequestLimiter {
     throw new Error('the rate limiter never let the request start');
   }
 
-  /**
-   * Waits for this request's start on the shared budget: a slot booked in Redis (the spacing of
-   * every process together), never inside a pause. Redis failing ends the sharing, not the request.
-   */
-  private async sharedStart(): Promise<void> {
-    const turn = this.booking.then(async () => {
-      for (let round = 0; round < 1_000_000 && this.shared; round++) {
-        const shared = this.shared;
-        try {
-          const verdict = await shared.book(this.gate.pacer.settings().minTimeMs);
-          if (verdict.pausedMs > 0) {
-            await this.wait(verdict.pausedMs);
-            continue;
-          }
-          await this.wait(verdict.startInMs);
-          // A pause that began while this request waited for its slot voids the slot.
-          if (verdict.startInMs > 0 && (await shared.pausedFor()) > 0) continue;
-          return;
-        } catch (err) {
-          // Closing (the job is over) ends the sharing without a warning; a failing Redis does not.
-          if (shared.isClosed) this.shared = undefined;
-          else this.loseShared(err);
-        }
+  /** A start granted by the shared budget's gate; undefined once Redis failed (this process goes on alone). */
+  private async sharedGrant(): Promise<string | undefined> {
+    const shared = this.shared;
+    if (!shared) return undefined;
+    try {
+      return await shared.acquire();
+    } catch (err) {
+      // Closing (the job is over) ends the sharing without a warning; a failing Redis does not.
+      if (shared.isClosed) this.shared = undefined;
+      else this.loseShared(err);
+      return undefined;
+    }
+  }
+
+  /** Sends a request the shared budget granted: only this process's --rate holds it further. */
+  private async runGranted<T extends Answer>(grant: string, send: () => Promise<T>): Promise<T> {
+    if (this.opts.rate !== undefined && this.opts.rate > 0) {
+      const now = this.opts.now();
+      const at = Math.max(this.ceilingNext, now);
+      this.ceilingNext = at + 1000 / this.opts.rate;
+      await this.wait(at - now);
+    }
+    this.requests += 1;
+    let answer: Answer = { status: 0 };
+    try {
+      const got = await send();
+      answer = got;
+      return got;
+    } finally {
+      this.shared?.record(grant, { at: this.opts.now(), sentAt: 0, status: answer.status, retryAfterMs: answer.retryAfterMs, rateLimit: answer.rateLimit });
+      if (answer.status === 429) {
+        this.sharedThrottled += 1;
+        // The leader's gate pauses every process; here it is only told, for --verbose.
+        if (answer.retryAfterMs !== undefined) this.opts.onPause?.(answer.retryAfterMs);
       }
-    });
-    this.booking = turn.catch(() => undefined);
-    await turn;
+      for (const wake of this.answerWaiters.splice(0)) wake();
+    }
   }
 
   /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first. */
@@ -144,10 +160,8 @@ export class RequestLimiter {
     const now = this.opts.now();
     const pauseMs = this.gate.finish(ticket, answer, now);
     for (const wake of this.answerWaiters.splice(0)) wake();
-    this.shared?.record({ at: now, sentAt: ticket.sentAt, status: answer.status, retryAfterMs: answer.retryAfterMs, rateLimit: answer.rateLimit });
-    if (pauseMs > 0) this.pause(pauseMs);
-    // A shared budget's cap on requests in flight is not learnt (shared-pace.ts): --concurrency holds.
-    const window = this.gate.following ? this.opts.concurrency : Math.max(1, Math.min(this.opts.concurrency, this.gate.pacer.window));
+    if (pauseMs > 0) this.opts.onPause?.(pauseMs);
+    const window = Math.max(1, Math.min(this.opts.concurrency, this.gate.pacer.window));
     if (window !== this.windowApplied && !(window === this.opts.concurrency && this.windowApplied === Infinity)) {
       this.windowApplied = window;
       void this.bottleneck.updateSettings({ maxConcurrent: window });
@@ -168,20 +182,14 @@ export class RequestLimiter {
     const s = this.gate.pacer.settings();
     // Sharing a budget, this process's share of the one pace is not known: the progress line's ETA
     // then follows this run's own rate.
-    const pace = this.gate.following ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
-    return { requests: this.requests, throttled: this.gate.pacer.throttled, pace };
+    const pace = this.shared || this.gate.following ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
+    return { requests: this.requests, throttled: this.gate.pacer.throttled + this.sharedThrottled, pace };
   }
 
   /** Stops timers; pending jobs are dropped. */
   async close(): Promise<void> {
     await this.shared?.close();
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
-  }
-
-  /** Told of a pause; with a shared budget, every process stops until it ends. */
-  private pause(ms: number): void {
-    this.opts.onPause?.(ms);
-    this.shared?.pause(ms);
   }
 }
 /**

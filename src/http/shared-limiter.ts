@@ -1,66 +1,38 @@
 /**
  * One rate-limit budget for every callctl process using the same key and base URL, on Redis
- * (docs/pacing.md, "One budget, several processes"):
- * - every start is a slot booked in Redis, one shared gap after the last, never inside a pause —
- *   so three imports at once pace together, and one meeting a 429 stops them all;
- * - the gap is one pace learnt from every process's answers (shared-pace.ts): each process
- *   publishes its answers, the leader (whoever holds a lock) learns from all of them and writes
- *   the gap, and a new leader takes over from it when the last one ends or dies.
- * The slots are booked ahead, in Redis's own time, so the pace loses nothing to late timers and
- * round trips, and clocks of different machines need not agree. bottleneck's clustering mode did
- * this before: its spacing counts from when each start is registered, so every timer's lateness
- * and round trip was lost (a shared pace of 57/s ran at 85 % of it), and its keys vanishing
- * (a Redis restart without persistence, bottleneck #205/#219) failed every call.
+ * (docs/pacing.md, "One budget, several processes"). The limit is the key's, so one gate decides
+ * every start of every process (central-gate.ts): the leader — whoever holds a lock — runs it.
+ * - A process asks for each start with a want (a line in the budget's inbox list) and waits for a
+ *   grant on its own list; the leader reads the inbox as it fills (a blocking pop), grants in order
+ *   what its gate lets go, and the process sends at once.
+ * - Every answer goes back through the inbox under its grant's number, so the one gate learns from
+ *   all of them: the pace, the quota mirror, a window's log, a cap on requests in flight.
+ * - A new leader (the last one ended, or died and its lock lapsed) takes up the pace the last one
+ *   wrote, and every process asks again for the starts it was still waiting for. A grant never
+ *   answered (its process killed) is given up after a lease.
+ * bottleneck's clustering mode did this once, with a shared spacing: its spacing counted from when
+ * each start was registered, so every timer's lateness and round trip was lost, and its keys
+ * vanishing (a Redis restart without persistence, bottleneck #205/#219) failed every call. A shared
+ * gap learnt from every answer came next: a gap alone could not carry a window's log or a cap.
  * On any Redis error the process paces alone, from the shared pace, after one warning; no request
- * is dropped or run twice (a request never waits on Redis to be sent). Loaded only with a URL.
+ * is dropped or run twice. Loaded only with a URL.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
-import { decodeAnswer, encodeAnswer, SharedLearner, type SharedAnswer } from './shared-pace.js';
+import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './central-gate.js';
 
-/** How often answers are published and the shared pace is read (or, by the leader, learnt). */
+/** How often the lock is renewed (or tried), the shared pace written or read, and leases checked. */
 const TICK_MS = 50;
 /** The leader's lock lapses this long after its last renewal (a killed leader is replaced). */
 const LOCK_MS = 3_000;
-/** A follower tries to take the lead this often. */
-const TRY_LEAD_MS = 500;
-/** A shared pace older than this is stale: nobody is learning it any more. */
+/** A shared pace older than this is stale: nobody is writing it any more. */
 const STALE_MS = 30_000;
-/** Answers waiting for a leader are kept up to this many. */
-const MAX_WAITING_ANSWERS = 20_000;
-
-/**
- * Books the next start: `{pausedMs, startInMs}`. Inside a pause nothing is booked; otherwise the
- * slot is one gap after the last (or now, if that has passed) and the next one gap later. Times are
- * Redis's own (TIME), so every process on every machine books on one clock.
- */
-const BOOK = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local s = redis.call('HMGET', KEYS[1], 'pausedUntil', 'gap', 'next')
-local paused = tonumber(s[1]) or 0
-if now < paused then return {paused - now, 0} end
-local gap = tonumber(s[2]) or tonumber(ARGV[1])
-local slot = math.max(tonumber(s[3]) or 0, now)
-redis.call('HSET', KEYS[1], 'next', tostring(slot + gap))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {0, slot - now}`;
-/** Pauses every process for ARGV[1] ms from now: no slot is booked before the pause ends. */
-const PAUSE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local s = redis.call('HMGET', KEYS[1], 'pausedUntil', 'next')
-local untilMs = math.max(tonumber(s[1]) or 0, now + tonumber(ARGV[1]))
-redis.call('HSET', KEYS[1], 'pausedUntil', tostring(untilMs), 'next', tostring(math.max(tonumber(s[2]) or 0, untilMs)))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return untilMs - now`;
-/** How long every process is still paused (ms; 0 for none). */
-const PAUSED_FOR = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return math.max(0, (tonumber(redis.call('HGET', KEYS[1], 'pausedUntil')) or 0) - now)`;
+/** A blocking pop gives up after this long (seconds) and looks again (closing, a lost lead). */
+const POP_S = 0.2;
+/** The leader takes at most this many lines of the inbox at once. */
+const DRAIN = 200;
 
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -68,56 +40,51 @@ const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 /** What the shared budget needs of the limiter. */
 export interface SharedHooks {
   now(): number;
-  /** Whether this process has requests waiting for the pace. */
-  busy(): boolean;
-  /** The spacing between request starts, for all processes together, changed. */
+  /** The pace of every process together (ms between starts): where this process goes on alone from. */
   follow(gapMs: number): void;
   /** Redis failed: the limiter goes on alone. */
   lost(err: unknown): void;
-  /** --rate of this process. */
+  /** --rate of this process (the gate's ceiling while this process leads). */
   ceiling?: number | undefined;
+  /** A grant not answered within this long is given up (ms): a request's longest attempt. */
+  leaseMs: number;
 }
 
-/** The shared budget: booked starts, pauses, and the one pace. */
+interface Waiter {
+  resolve(grant: string): void;
+  reject(err: unknown): void;
+  /** The leader when its want was sent: a new one never saw it, so it is sent again. */
+  leader: string | null;
+}
+
+/** The shared budget: wants, grants and answers, and — while this process leads — the one gate. */
 export class SharedBudget {
-  private readonly keys: { leader: string; answers: string; state: string };
-  private readonly token = randomUUID();
-  private outbox: string[] = [];
-  private learner: SharedLearner | undefined;
+  private readonly prefix: string;
+  private readonly keys: { leader: string; inbox: string; state: string };
+  /** This process's name in the budget (its grants' list). */
+  private readonly proc = randomUUID().slice(0, 12);
+  private readonly grantsKey: string;
   private hooks: SharedHooks | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private closed = false;
-  private lastTry = -Infinity;
-  private gapApplied: number | undefined;
+  /** A connection of its own for the blocking pop of this process's grants. */
+  private grantConn: RedisClient | undefined;
+  private waiters: Waiter[] = [];
+  /** Grants that came with nobody waiting (a want sent twice around a change of leader). */
+  private spare: string[] = [];
+  /** The leader as last seen. */
+  private leaderSeen: string | null = null;
+  /** While this process leads: its lock's token, its gate, and the connection it pops the inbox on. */
+  private lead: { token: string; gate: CentralGate; conn: RedisClient; timer?: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly redis: RedisClient,
     id: string,
   ) {
-    this.keys = { leader: `${id}:pace:leader`, answers: `${id}:pace:answers`, state: `${id}:pace:state` };
-  }
-
-  /**
-   * Books this process's next start. `ownGapMs`: the spacing to use while no process has written
-   * a shared one yet (this process's own pace).
-   */
-  async book(ownGapMs: number): Promise<{ pausedMs: number; startInMs: number }> {
-    const [pausedMs, startInMs] = (await this.redis.eval(BOOK, 1, this.keys.state, String(Math.max(0, ownGapMs)), String(STALE_MS))) as [number, number];
-    return { pausedMs: Number(pausedMs), startInMs: Number(startInMs) };
-  }
-
-  /** How long every process is still paused (ms). */
-  async pausedFor(): Promise<number> {
-    return Number(await this.redis.eval(PAUSED_FOR, 1, this.keys.state));
-  }
-
-  /** A 429 here: every process pauses for `ms`. */
-  pause(ms: number): void {
-    if (this.closed) return;
-    this.redis.eval(PAUSE, 1, this.keys.state, String(Math.ceil(ms)), String(STALE_MS)).catch((err: unknown) => {
-      if (!this.closed) this.hooks?.lost(err);
-    });
+    this.prefix = `${id}:pace:`;
+    this.keys = { leader: `${this.prefix}leader`, inbox: `${this.prefix}inbox`, state: `${this.prefix}state` };
+    this.grantsKey = `${this.prefix}grants:${this.proc}`;
   }
 
   /** Whether close() was called: what fails after it is the closed connection, not Redis. */
@@ -127,13 +94,53 @@ export class SharedBudget {
 
   start(hooks: SharedHooks): void {
     this.hooks = hooks;
+    this.grantConn = this.redis.duplicate();
+    this.grantConn.on('error', () => undefined); // reported through the failing calls
+    void this.readGrants(this.grantConn);
     this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
+    void this.tick();
   }
 
-  /** One of this process's answers, published at the next tick. */
-  record(answer: SharedAnswer): void {
-    if (!this.closed) this.outbox.push(encodeAnswer(answer));
+  /** Waits for a start granted by the leader's gate; rejects when Redis fails or the budget closes. */
+  async acquire(): Promise<string> {
+    const spare = this.spare.shift();
+    if (spare !== undefined) return spare;
+    if (this.closed) throw new Error('the shared budget is closed');
+    const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
+    await this.redis.rpush(this.keys.inbox, `w|${this.proc}`);
+    return granted;
+  }
+
+  /** The answer to a granted start (status 0: it failed or was never sent), for the leader's gate. */
+  record(grant: string, answer: SharedAnswer): void {
+    if (this.closed) return;
+    this.redis.rpush(this.keys.inbox, `a|${grant}|${encodeAnswer(answer)}`).catch((err: unknown) => this.fail(err));
+  }
+
+  private async readGrants(conn: RedisClient): Promise<void> {
+    try {
+      await ready(conn);
+    } catch (err) {
+      return this.fail(err);
+    }
+    while (!this.closed) {
+      try {
+        const got = await conn.blpop(this.grantsKey, POP_S);
+        if (!got) continue;
+        const waiter = this.waiters.shift();
+        if (waiter) waiter.resolve(got[1]);
+        else this.spare.push(got[1]);
+      } catch (err) {
+        return this.fail(err);
+      }
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.closed) return;
+    for (const w of this.waiters.splice(0)) w.reject(err);
+    this.hooks?.lost(err);
   }
 
   private async tick(): Promise<void> {
@@ -143,40 +150,111 @@ export class SharedBudget {
     try {
       const k = this.keys;
       const now = hooks.now();
-      if (this.outbox.length > 0) {
-        const batch = this.outbox;
-        this.outbox = [];
-        await this.redis.multi().rpush(k.answers, ...batch).ltrim(k.answers, -MAX_WAITING_ANSWERS, -1).pexpire(k.answers, STALE_MS).exec();
+      if (this.lead && Number(await this.redis.eval(RENEW, 1, k.leader, this.lead.token, String(LOCK_MS))) !== 1) this.endLead();
+      if (!this.lead) {
+        // A new token for each lead taken: a process that lost the lead and took it again is a new
+        // leader to the others, which send again what they wait for.
+        const token = randomUUID();
+        if ((await this.redis.set(k.leader, token, 'PX', LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshRate(now));
       }
-      if (!this.learner && now - this.lastTry >= TRY_LEAD_MS) {
-        this.lastTry = now;
-        if ((await this.redis.set(k.leader, this.token, 'PX', LOCK_MS, 'NX')) === 'OK') {
-          this.learner = new SharedLearner({ ceiling: hooks.ceiling, seedRate: await this.freshRate(now) });
-        }
+      const leader = this.lead ? this.lead.token : await this.redis.get(k.leader);
+      if (leader !== null && leader !== this.leaderSeen) {
+        this.leaderSeen = leader;
+        // Wants the last leader took and did not grant went with it: ask the new one again.
+        const again = this.waiters.filter((w) => w.leader !== null && w.leader !== leader);
+        for (const w of this.waiters) w.leader = leader;
+        if (again.length > 0) await this.redis.rpush(k.inbox, ...again.map(() => `w|${this.proc}`));
       }
-      if (this.learner && Number(await this.redis.eval(RENEW, 1, k.leader, this.token, String(LOCK_MS))) !== 1) this.learner = undefined;
-      if (this.learner) {
-        const res = await this.redis.multi().lrange(k.answers, 0, -1).del(k.answers).exec();
-        const lines = (res?.[0]?.[1] ?? []) as string[];
-        const answers = lines.map(decodeAnswer).filter((a): a is SharedAnswer => a !== undefined);
-        this.learner.feed(answers);
-        if (hooks.busy() || answers.length > 0) this.learner.busy(now);
-        else this.learner.idle();
-        const pace = this.learner.pace;
+      if (this.lead) {
+        this.lead.gate.expire(now, hooks.leaseMs);
+        const pace = this.lead.gate.pace;
         if (pace !== undefined) {
-          await this.redis.multi().hset(k.state, 'rate', String(pace), 'gap', String(1000 / pace), 'at', String(now)).pexpire(k.state, STALE_MS).exec();
-          this.apply(1000 / pace);
+          await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now)).pexpire(k.state, STALE_MS).exec();
+          hooks.follow(1000 / pace);
         }
       } else {
         const rate = await this.freshRate(now);
-        if (rate !== undefined) this.apply(1000 / rate);
+        if (rate !== undefined) hooks.follow(1000 / rate);
       }
     } catch (err) {
-      // A tick still waiting on Redis when the budget closed fails with the closed connection.
-      if (!this.closed) hooks.lost(err);
+      this.fail(err);
     } finally {
       this.ticking = false;
     }
+  }
+
+  private takeLead(token: string, seedRate: number | undefined): void {
+    const conn = this.redis.duplicate();
+    conn.on('error', () => undefined);
+    this.lead = { token, gate: new CentralGate({ ceiling: this.hooks?.ceiling, seedRate }), conn };
+    void this.readInbox(this.lead);
+  }
+
+  private endLead(): void {
+    const lead = this.lead;
+    if (!lead) return;
+    this.lead = undefined;
+    clearTimeout(lead.timer);
+    lead.conn.disconnect();
+  }
+
+  /** The leader: every want and answer into the one gate as it comes, and the grants out. */
+  private async readInbox(lead: NonNullable<SharedBudget['lead']>): Promise<void> {
+    const k = this.keys;
+    try {
+      await ready(lead.conn);
+    } catch (err) {
+      if (this.lead === lead) this.fail(err);
+      return;
+    }
+    while (this.lead === lead && !this.closed) {
+      try {
+        const got = await lead.conn.blpop(k.inbox, POP_S);
+        if (this.lead !== lead) return;
+        if (!got) continue;
+        const res = await this.redis.multi().lrange(k.inbox, 0, DRAIN - 1).ltrim(k.inbox, DRAIN, -1).exec();
+        const lines = [got[1], ...((res?.[0]?.[1] ?? []) as string[])];
+        const now = this.hooks?.now() ?? Date.now();
+        for (const line of lines) this.take(lead, line, now);
+        await this.pump(lead);
+      } catch (err) {
+        if (this.lead === lead) this.fail(err);
+        return;
+      }
+    }
+  }
+
+  /** One line of the inbox: `w|proc` (a want), `c|proc|n` (wants given up), `a|n@token|answer`. */
+  private take(lead: NonNullable<SharedBudget['lead']>, line: string, now: number): void {
+    const [kind, a, b] = splitLine(line);
+    if (kind === 'w') lead.gate.want(a);
+    else if (kind === 'c') lead.gate.cancel(a, Number(b) || 0);
+    else if (kind === 'a') {
+      const [n, token] = a.split('@');
+      const answer = decodeAnswer(b);
+      // Another leader's grant: its gate is gone, and this one never counted it.
+      if (token === lead.token.slice(0, 8) && answer) lead.gate.answer(Number(n), answer, now);
+    }
+  }
+
+  /** Grants what the gate lets go now, and wakes itself at the gate's next moment. */
+  private async pump(lead: NonNullable<SharedBudget['lead']>): Promise<void> {
+    if (this.lead !== lead || this.closed) return;
+    const now = this.hooks?.now() ?? Date.now();
+    const r = lead.gate.pump(now);
+    clearTimeout(lead.timer);
+    if (r.wakeAt !== undefined) {
+      lead.timer = setTimeout(() => void this.pump(lead).catch((err: unknown) => this.fail(err)), Math.max(0, r.wakeAt - now));
+      lead.timer.unref();
+    }
+    if (r.grants.length === 0) return;
+    const m = this.redis.multi();
+    const tag = lead.token.slice(0, 8);
+    for (const g of r.grants) {
+      const key = `${this.prefix}grants:${g.proc}`;
+      m.rpush(key, `${g.id}@${tag}`).pexpire(key, STALE_MS);
+    }
+    await m.exec();
   }
 
   /** The shared pace, if one was written lately. */
@@ -186,25 +264,44 @@ export class SharedBudget {
     return Number.isFinite(r) && r > 0 && now - Number(at) < STALE_MS ? r : undefined;
   }
 
-  private apply(gapMs: number): void {
-    if (this.gapApplied !== undefined && aboutEqual(gapMs, this.gapApplied)) return;
-    this.gapApplied = gapMs;
-    this.hooks?.follow(gapMs);
-  }
-
-  /** Stops publishing; a leader hands the lead on (the next takes up the pace it wrote). */
+  /**
+   * Stops: the wants still waiting are given up, spare grants answered as never sent, and a leader
+   * hands the lead on (the next takes up the pace it wrote).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    const lines = [...(this.waiters.length > 0 ? [`c|${this.proc}|${this.waiters.length}`] : []), ...this.spare.map((g) => `a|${g}|${encodeAnswer({ at: 0, sentAt: 0, status: 0 })}`)];
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.learner) await this.redis.eval(RELEASE, 1, this.keys.leader, this.token).catch(() => undefined);
+    for (const w of this.waiters.splice(0)) w.reject(new Error('the shared budget is closed'));
+    const lead = this.lead;
+    this.endLead();
+    await Promise.all([
+      lines.length > 0 ? this.redis.rpush(this.keys.inbox, ...lines).catch(() => undefined) : undefined,
+      lead ? this.redis.eval(RELEASE, 1, this.keys.leader, lead.token).catch(() => undefined) : undefined,
+    ]);
+    this.grantConn?.disconnect();
     this.redis.disconnect();
   }
 }
 
-/** Within 2 %: not worth telling the gate. */
-function aboutEqual(a: number, b: number): boolean {
-  return a === b || Math.abs(a - b) <= 0.02 * Math.max(Math.abs(a), Math.abs(b));
+/** A new connection (a duplicate) takes no command before it is ready: the offline queue is off. */
+async function ready(conn: RedisClient): Promise<void> {
+  if (conn.status === 'ready') return;
+  await new Promise<void>((ok, fail) => {
+    conn.once('ready', () => ok());
+    conn.once('error', fail);
+    conn.once('end', () => fail(new Error('connection closed')));
+  });
+}
+
+/** `kind|a|rest`: the rest may hold `|` itself (an encoded answer). */
+function splitLine(line: string): [string, string, string] {
+  const i = line.indexOf('|');
+  const j = line.indexOf('|', i + 1);
+  if (i < 0) return [line, '', ''];
+  if (j < 0) return [line.slice(0, i), line.slice(i + 1), ''];
+  return [line.slice(0, i), line.slice(i + 1, j), line.slice(j + 1)];
 }
 
 /** The budget's name in Redis: a hash of base URL and key, so the key itself never reaches Redis. */

@@ -124,15 +124,20 @@ test('a budget closed at the end of a job reports no failure for what was still 
   const warnings: string[] = [];
   const log = { warn: (line: string) => warnings.push(line), info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
   const lost: string[] = [];
-  // The budget publishes and learns every 50 ms, a few round trips each: closing at every
-  // millisecond around the first of those ticks closes some of them half-way.
+  // The budget renews its lead every 50 ms, and pops wants, grants and answers as they come:
+  // closing at every millisecond around the first of those ticks closes some of them half-way.
   for (let offset = 44; offset <= 62; offset++) {
     const budget = await connectSharedLimiter({ redisUrl: REDIS!, id: `callctl:test-close-${process.pid}-${offset}`, log, required: true });
     assert.ok(budget);
-    budget.start({ now: () => Date.now(), busy: () => true, follow: () => undefined, lost: (err) => lost.push(`${offset} ms: ${String(err)}`) });
-    for (let i = 0; i < 50; i++) budget.record({ at: Date.now(), sentAt: Date.now() - 5, status: i % 10 === 0 ? 429 : 200 });
+    budget.start({ now: () => Date.now(), follow: () => undefined, lost: (err) => lost.push(`${offset} ms: ${String(err)}`), leaseMs: 60_000 });
+    // Alone on its budget, it leads: its own wants are granted.
+    const grants = await Promise.all([1, 2, 3].map(() => budget.acquire()));
+    for (const [i, g] of grants.entries()) budget.record(g, { at: Date.now(), sentAt: 0, status: i === 0 ? 429 : 200 });
+    // Still waiting when the budget closes: refused as closed, not as a failure of Redis.
+    const waiting = Array.from({ length: 20 }, () => budget.acquire().then(() => 'granted', (err: Error) => err.message));
     await new Promise((r) => setTimeout(r, offset));
     await budget.close();
+    for (const w of await Promise.all(waiting)) assert.ok(w === 'granted' || /closed/.test(w), w);
     await new Promise((r) => setTimeout(r, 20));
   }
   await new Promise((r) => setTimeout(r, 100));

@@ -1,0 +1,154 @@
+/**
+ * One gate for every process sharing a key's budget (docs/pacing.md, "One budget, several
+ * processes"). Pure: the Redis side (shared-limiter.ts) carries the wants, grants and answers; this
+ * part decides — so the simulation drives it exactly as it drives a single process's gate.
+ *
+ * The limit belongs to the key, not to a process, so the whole of callctl's pacing — the pace, the
+ * quota mirror, a window's log, the burst after a pause, a cap on requests in flight — runs in one
+ * PaceGate, held by the leader, as if one process sent every request: each process asks for a
+ * start (a want), the leader's gate grants them in order when it would have let its own request
+ * go, and every answer comes back to it under its grant's number. A gap alone, shared, could not
+ * carry the rest: three processes following one pace ran windows at 46–82 % of the limit and a cap
+ * at 61–66 %.
+ */
+import { PaceGate, type Answer, type Ticket } from './gate.js';
+import type { RateLimitInfo } from './ratelimit-headers.js';
+
+/** One answer as it travels between processes. */
+export interface SharedAnswer {
+  /** When it arrived and when its request was sent (ms since the epoch: one clock for all). */
+  at: number;
+  sentAt: number;
+  status: number;
+  retryAfterMs?: number | undefined;
+  rateLimit?: RateLimitInfo | undefined;
+}
+
+const num = (s: string | undefined): number | undefined => (s === undefined || s === '' ? undefined : Number.isFinite(Number(s)) ? Number(s) : undefined);
+
+/** A compact line for Redis: `at|sentAt|status|retryAfter|limit|remaining|reset|window`. */
+export function encodeAnswer(a: SharedAnswer): string {
+  const rl = a.rateLimit;
+  const f = (v: number | undefined) => (v === undefined ? '' : String(Math.round(v)));
+  return [f(a.at), f(a.sentAt), f(a.status), f(a.retryAfterMs), f(rl?.limit), f(rl?.remaining), f(rl?.resetMs), f(rl?.windowMs)].join('|');
+}
+
+/** The answer a line holds, or undefined for a line that is not one (another version's, say). */
+export function decodeAnswer(line: string): SharedAnswer | undefined {
+  const p = line.split('|');
+  if (p.length !== 8) return undefined;
+  const at = num(p[0]);
+  const sentAt = num(p[1]);
+  const status = num(p[2]);
+  if (at === undefined || sentAt === undefined || status === undefined) return undefined;
+  const rateLimit: RateLimitInfo = {};
+  const fields = ['limit', 'remaining', 'resetMs', 'windowMs'] as const;
+  fields.forEach((k, i) => {
+    const v = num(p[4 + i]);
+    if (v !== undefined) rateLimit[k] = v;
+  });
+  return { at, sentAt, status, retryAfterMs: num(p[3]), rateLimit: Object.keys(rateLimit).length > 0 ? rateLimit : undefined };
+}
+
+/** A start granted to a process: its number comes back with the answer. */
+export interface Grant {
+  proc: string;
+  id: number;
+}
+
+export interface PumpResult {
+  grants: Grant[];
+  /** Wants are left waiting: pump again by then at the latest ... */
+  wakeAt?: number;
+  /** ... or at the next answer, if that comes first. */
+  onAnswer?: boolean;
+}
+
+export class CentralGate {
+  readonly gate: PaceGate;
+  /** The processes waiting for a start, one entry per want, in the order they asked. */
+  private wants: string[] = [];
+  /** The oldest want was held back once already: it waits for the pace (busy). */
+  private held = false;
+  private readonly granted = new Map<number, { ticket: Ticket; proc: string }>();
+  private nextId = 1;
+
+  /** `seedRate`: the pace the previous leader left (requests per second), taken up without a slow start. */
+  constructor(opts: { ceiling?: number | undefined; seedRate?: number | undefined; random?: () => number }) {
+    this.gate = new PaceGate({ ceiling: opts.ceiling, random: opts.random });
+    if (opts.seedRate !== undefined && opts.seedRate > 0) this.gate.pacer.seed(opts.seedRate);
+  }
+
+  /** A process asks for a start. */
+  want(proc: string): void {
+    this.wants.push(proc);
+  }
+
+  /** A process no longer wants `n` of the starts it asked for (it is closing). */
+  cancel(proc: string, n: number): void {
+    for (let i = this.wants.length - 1; i >= 0 && n > 0; i--) {
+      if (this.wants[i] === proc) {
+        this.wants.splice(i, 1);
+        n -= 1;
+      }
+    }
+  }
+
+  get waiting(): number {
+    return this.wants.length;
+  }
+
+  get inflight(): number {
+    return this.granted.size;
+  }
+
+  /** Grants what the gate lets go at `now`, in the order asked. */
+  pump(now: number): PumpResult {
+    const grants: Grant[] = [];
+    // Bounded by the wants: each round grants one or returns.
+    while (this.wants.length > 0) {
+      // As in one process (limiter.ts): the pace is the bottleneck when others wait behind this
+      // want, or this one was held back already.
+      const verdict = this.gate.start(now, this.held || this.wants.length > 1);
+      if (!('ticket' in verdict)) {
+        this.held = true;
+        return { grants, wakeAt: verdict.retryAt, ...(verdict.onFinish ? { onAnswer: true } : {}) };
+      }
+      const proc = this.wants.shift() as string;
+      this.held = false;
+      const id = this.nextId++;
+      this.granted.set(id, { ticket: verdict.ticket, proc });
+      grants.push({ proc, id });
+    }
+    this.held = false;
+    return { grants };
+  }
+
+  /**
+   * The answer to grant `id` (status 0: it failed, or was never sent). Returns the pause it calls
+   * for (ms); an unknown number (another leader's grant, or one already expired) is ignored.
+   */
+  answer(id: number, answer: Answer, now: number): number {
+    const g = this.granted.get(id);
+    if (!g) return 0;
+    this.granted.delete(id);
+    return this.gate.finish(g.ticket, answer, now);
+  }
+
+  /**
+   * Grants not answered within `leaseMs` are given up as failed (their process was killed, or
+   * closed before it sent them): in flight for good, they would hold a window's log and a cap.
+   */
+  expire(now: number, leaseMs: number): void {
+    for (const [id, g] of this.granted) {
+      if (now - g.ticket.sentAt >= leaseMs) this.answer(id, { status: 0 }, now);
+    }
+  }
+
+  /** The pace for every process together (requests per second), for a process going on alone. */
+  get pace(): number | undefined {
+    const s = this.gate.pacer.settings();
+    const p = s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : this.gate.pacer.pace;
+    return Number.isFinite(p) && p > 0 ? p : undefined;
+  }
+}

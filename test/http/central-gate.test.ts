@@ -1,0 +1,88 @@
+// One gate for several processes sharing a budget (src/http/central-gate.ts, docs/pacing.md "One
+// budget, several processes"): driven over three simulated processes on a virtual clock by
+// test/helpers/shared-sim.ts. Real Redis and HTTP confirm the figures in BENCHMARKS.md §6.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CentralGate, decodeAnswer, encodeAnswer } from '../../src/http/central-gate.js';
+import { simulateShared } from '../helpers/shared-sim.js';
+
+test('an answer travels between processes whole, and a line that is not one is dropped', () => {
+  const a = { at: 1_700_000_000_123, sentAt: 1_700_000_000_100, status: 429, retryAfterMs: 1000, rateLimit: { limit: 10, remaining: 0, resetMs: 1000 } };
+  assert.deepEqual(decodeAnswer(encodeAnswer(a)), a);
+  assert.deepEqual(decodeAnswer(encodeAnswer({ at: 5, sentAt: 4, status: 200 })), { at: 5, sentAt: 4, status: 200, retryAfterMs: undefined, rateLimit: undefined });
+  assert.equal(decodeAnswer('hello'), undefined);
+  assert.equal(decodeAnswer('x|1|200|||||'), undefined);
+});
+
+test('wants are granted in the order asked, a 429 holds every process, and its pause ends the hold', () => {
+  const g = new CentralGate({ seedRate: 10 });
+  g.want('a');
+  g.want('b');
+  g.want('a');
+  const first = g.pump(1000);
+  // Seeded at 10/s: one start now, the next a gap later.
+  assert.deepEqual(first.grants.map((x) => x.proc), ['a']);
+  assert.ok(first.wakeAt !== undefined && first.wakeAt > 1000 && first.wakeAt <= 1100, `wake at ${first.wakeAt}`);
+  const second = g.pump(first.wakeAt);
+  assert.deepEqual(second.grants.map((x) => x.proc), ['b']);
+  // b's request meets a 429 with a Retry-After of 2 s: nobody starts until it ends.
+  assert.equal(g.answer((second.grants[0] as { id: number }).id, { status: 429, retryAfterMs: 2000 }, 1150), 2000);
+  const held = g.pump(1200);
+  assert.deepEqual(held.grants, []);
+  assert.ok((held.wakeAt as number) >= 3150, `wake at ${held.wakeAt}`);
+  assert.deepEqual(g.pump(held.wakeAt as number).grants.map((x) => x.proc), ['a']);
+  // An answer to a grant this gate never made (another leader's) is ignored.
+  assert.equal(g.answer(999, { status: 429, retryAfterMs: 5000 }, 3200), 0);
+});
+
+test('a process closing gives up its wants; a grant never answered is given up after its lease', () => {
+  const g = new CentralGate({ seedRate: 1000 });
+  g.want('a');
+  g.want('b');
+  g.want('a');
+  g.cancel('a', 5);
+  assert.equal(g.waiting, 1);
+  assert.deepEqual(g.pump(0).grants.map((x) => x.proc), ['b']);
+  assert.equal(g.inflight, 1);
+  g.expire(30_000, 60_000);
+  assert.equal(g.inflight, 1);
+  g.expire(60_000, 60_000);
+  assert.equal(g.inflight, 0);
+});
+
+test('a new leader takes up the pace the last one left, without a new slow start', () => {
+  const g = new CentralGate({ seedRate: 57 });
+  assert.ok(Math.abs((g.pace as number) - 57) < 1, `pace ${g.pace}`);
+});
+
+// Three imports of about 10 s each at the limit, four seeds; floors a little under the worst seed,
+// and each near what one process alone reaches on the same shape (BENCHMARKS.md §1). Before the
+// one gate, the processes followed one shared gap learnt from every answer: windows ran at 46–82 %
+// of the limit, a cap of 3 at 61–66 %; before that, each learnt from its own answers: buckets at
+// 41–52 % (BENCHMARKS.md §6).
+const cells = [
+  { headers: 'none', shape: 'bucket', rate: 60, burst: 60, share: 0.93, max429: 0.02 },
+  { headers: 'none', shape: 'bucket', rate: 20, burst: 20, share: 0.93, max429: 0.02 },
+  { headers: 'draft6', shape: 'bucket', rate: 60, burst: 10, share: 0.95, max429: 0.01 },
+  { headers: 'draft8', shape: 'bucket', rate: 60, burst: 10, share: 0.97, max429: 0.01 },
+  { headers: 'x', shape: 'bucket', rate: 200, burst: 20, share: 0.97, max429: 0.01 },
+  { headers: 'none', shape: 'window', rate: 100, windowMs: 1000, share: 0.9, max429: 0.02 },
+  { headers: 'draft6', shape: 'window', rate: 100, windowMs: 1000, share: 0.95, max429: 0.01 },
+  { headers: 'x', shape: 'window', rate: 30, windowMs: 10_000, share: 0.9, max429: 0.01 },
+  { headers: 'none', shape: 'sliding', rate: 100, windowMs: 1000, share: 0.93, max429: 0.02 },
+  { headers: 'draft8', shape: 'sliding', rate: 100, windowMs: 1000, share: 0.97, max429: 0.01 },
+  { headers: 'none', shape: 'concurrency', rate: 0, maxInflight: 3, latencyMs: 40, share: 0.9, max429: 0.01 },
+] as const;
+
+for (const c of cells) {
+  const what = c.shape === 'bucket' ? `bucket ${c.rate}/s burst ${c.burst}` : c.shape === 'concurrency' ? `at most ${c.maxInflight} in flight, ${c.latencyMs} ms each` : `${c.shape === 'window' ? 'fixed' : 'sliding'} window of ${(c.rate * c.windowMs) / 1000} per ${c.windowMs / 1000} s`;
+  test(`three processes on one budget, ${c.headers} headers, ${what}: ≥ ${c.share * 100} % combined, ≤ ${c.max429 * 100} % 429s`, () => {
+    const rate = c.shape === 'concurrency' ? (c.maxInflight * 1000) / c.latencyMs : c.rate;
+    const quota = 'windowMs' in c ? (c.rate * c.windowMs) / 1000 : 0;
+    for (const seed of [1, 2, 3, 4]) {
+      const r = simulateShared({ processes: 3, rowsEach: Math.max(Math.round(rate * 10), quota), rate: c.rate, burst: 'burst' in c ? c.burst : 0, shape: c.shape, windowMs: 'windowMs' in c ? c.windowMs : undefined, maxInflight: 'maxInflight' in c ? c.maxInflight : undefined, latencyMs: 'latencyMs' in c ? c.latencyMs : undefined, headers: c.headers, seed });
+      assert.ok(r.share >= c.share, `seed ${seed}: ${(r.share * 100).toFixed(1)} % of the limit`);
+      assert.ok(r.share429 <= c.max429, `seed ${seed}: ${(r.share429 * 100).toFixed(2)} % 429s`);
+    }
+  });
+}
