@@ -286,11 +286,6 @@ export class BlindPace {
     this.slowStart = false;
   }
 
-  /** Never faster than `rate` now (a pace that grew beyond what is sent says nothing). */
-  holdTo(rate: number): void {
-    this.rate = Math.min(this.rate, Math.max(MIN_RATE, rate));
-  }
-
   /** A request goes out now. */
   onSend(now: number): void {
     if (this.spanStart === undefined || this.spanStart < this.pausedUntil) {

@@ -89,8 +89,6 @@ export class PaceGate {
   private readonly recentTrips: number[] = [];
   /** The server's last "whole again" instant that the mirror was filled at (header regime). */
   private wholeAt: number | undefined;
-  /** A shared budget's spacing (shared-pace.ts), kept in Redis instead of this process's own pace. */
-  private followGap: number | undefined;
   private readonly ceilingGap: number;
   /**
    * The window log: when each recent request was answered, in the order they started (NaN while in
@@ -124,32 +122,9 @@ export class PaceGate {
     this.ceilingGap = opts.ceiling !== undefined ? 1000 / opts.ceiling : 0;
   }
 
-  /**
-   * Follows a pace learnt from every process's answers (a budget shared through Redis, which spaces
-   * the starts): this process's own pace, quota mirror, burst and window say nothing of the whole,
-   * so they rest, and only --rate and the pauses hold here. `undefined` goes back to this process's
-   * own pace, seeded with the shared one.
-   */
-  follow(gapMs: number | undefined): void {
-    if (gapMs === undefined && this.followGap !== undefined) this.pacer.seed(1000 / this.followGap);
-    this.followGap = gapMs;
-    // The mirror's credit for the round trip was earned on this process's own answers; what the
-    // shared pace did meanwhile says nothing of it, either way.
-    this.share = 0;
-    if (gapMs !== undefined) {
-      this.burstLeft = 0;
-      this.endRestart();
-    }
-  }
-
   private endRestart(): void {
     this.restartCap = Infinity;
     this.restartFrom = Infinity;
-  }
-
-  /** Whether the gate follows a shared pace. */
-  get following(): boolean {
-    return this.followGap !== undefined;
   }
 
   /** Requests started and not yet answered. */
@@ -170,7 +145,7 @@ export class PaceGate {
     if (now < resumeAt) return { retryAt: resumeAt };
     // A recognised window: its log alone times the starts, and a whole quota goes at once at each
     // window's start (docs/pacing.md rule 7; blind-pace.ts, anchor).
-    let anchor = this.followGap === undefined ? this.pacer.anchor() : undefined;
+    let anchor = this.pacer.anchor();
     if (anchor !== undefined && (anchor.quota !== this.anchorChecked?.quota || anchor.windowMs !== this.anchorChecked.windowMs)) {
       this.anchorChecked = anchor;
       if (this.refutes(anchor)) {
@@ -186,13 +161,13 @@ export class PaceGate {
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
-    if (this.followGap === undefined && this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+    if (this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     // (Held, one of them is still on its way — fewer than the cap are admitted, and the rest are not
     // freed — so an answer will free a place or lift the cap.)
     if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
     const s = this.pacer.settings();
     let mirrored: number | undefined;
-    if (this.low !== null && this.followGap === undefined && anchor === undefined) {
+    if (this.low !== null && anchor === undefined) {
       // A window's quota is spent: the next request waits until a refusal would prove it one.
       // That refusal takes one request, over a short round trip: the rest wait for its answer.
       if (s.holdUntil !== undefined && now < s.holdUntil) return { retryAt: s.holdUntil };
@@ -228,7 +203,7 @@ export class PaceGate {
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
     // no faster for our being late. (Time lost to late timers is won back by the pacer, which
     // measures what was admitted and probes up.)
-    const gap = this.followGap !== undefined || anchor !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
+    const gap = anchor !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
     if (anchor !== undefined) {
       this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
     } else if (this.burstLeft > 0) {
@@ -237,7 +212,7 @@ export class PaceGate {
       this.nextRelease = this.burstLeft > 0 ? now : now + gap;
     } else {
       // A late timer is made up for as far as the pacer allows (catchUp in blind-pace.ts).
-      const catchUp = this.followGap === undefined ? (s.catchUp ?? 1) - 1 : 0;
+      const catchUp = (s.catchUp ?? 1) - 1;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
     const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined, mirrored };
@@ -270,7 +245,7 @@ export class PaceGate {
     if (answer.status === 429 && ticket.anchored && ticket.sentAt >= before) this.pacer.anchorMissed();
     // A new pause: a window's quota, once recognised, may go at once when it ends; until a request
     // sent after it is admitted, no more go than the pause can have refilled.
-    if (this.pacer.resumeAt > before && this.followGap === undefined) {
+    if (this.pacer.resumeAt > before) {
       // (Not for an echo: requests in flight together meet the one congestion, once.)
       if (ticket.sentAt >= before) this.share = this.share / 2 < SHARE_STEP / 4 ? 0 : this.share / 2;
       this.burstLeft = this.pacer.burstAfter();

@@ -52,6 +52,8 @@ export class RequestLimiter {
   /** Sharing a budget: 429s met by this process, and when --rate lets its next request start. */
   private sharedThrottled = 0;
   private ceilingNext = -Infinity;
+  /** The shared pace as last read (ms between starts): where this process goes on alone from. */
+  private sharedGap: number | undefined;
 
   constructor(private readonly opts: LimiterOptions) {
     this.shared = opts.shared;
@@ -60,7 +62,7 @@ export class RequestLimiter {
     yieldWithoutTimers(this.bottleneck);
     this.shared?.start({
       now: opts.now,
-      follow: (gapMs) => this.gate.follow(gapMs),
+      follow: (gapMs) => (this.sharedGap = gapMs),
       lost: (err) => this.loseShared(err),
       ceiling: opts.rate,
       leaseMs: opts.leaseMs ?? 60_000,
@@ -175,14 +177,14 @@ export class RequestLimiter {
     this.shared = undefined;
     this.opts.onSharedLost?.(err);
     void lost.close();
-    this.gate.follow(undefined);
+    if (this.sharedGap !== undefined) this.gate.pacer.seed(1000 / this.sharedGap);
   }
 
   stats(): LimiterStats {
     const s = this.gate.pacer.settings();
     // Sharing a budget, this process's share of the one pace is not known: the progress line's ETA
     // then follows this run's own rate.
-    const pace = this.shared || this.gate.following ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
+    const pace = this.shared ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
     return { requests: this.requests, throttled: this.gate.pacer.throttled + this.sharedThrottled, pace };
   }
 
