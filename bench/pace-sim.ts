@@ -28,17 +28,17 @@ const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
 const forms = ['none', 'draft6', 'draft8', 'x'] as const;
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
 if (!process.argv.includes('--only-shared')) {
-console.log(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
-console.log(`|---|${forms.map(() => '---').join('|')}|`);
-for (const [name, s] of shapes) {
-  const cells = forms.map((headers) => {
-    const rs = [1, 2, 3].map((seed) => simulate({ ...s, headers }, { seed }));
-    const share = Math.min(...rs.map((r) => r.share));
-    const worst429 = Math.max(...rs.map((r) => r.share429));
-    return `${pct(share)} % / ${pct(worst429)} %`;
-  });
-  console.log(`| ${name} | ${cells.join(' | ')} |`);
-}
+  console.log(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
+  console.log(`|---|${forms.map(() => '---').join('|')}|`);
+  for (const [name, s] of shapes) {
+    const cells = forms.map((headers) => {
+      const rs = [1, 2, 3].map((seed) => simulate({ ...s, headers }, { seed }));
+      const share = Math.min(...rs.map((r) => r.share));
+      const worst429 = Math.max(...rs.map((r) => r.share429));
+      return `${pct(share)} % / ${pct(worst429)} %`;
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  }
 }
 
 // `--shared`: the same shapes with three processes on one budget (test/helpers/shared-sim.ts), ten
