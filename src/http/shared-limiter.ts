@@ -350,6 +350,10 @@ export async function connectSharedLimiter(o: SharedLimiterOptions): Promise<Sha
     // Fail fast instead of queueing commands while Redis is away: the fallback takes over.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // Every request waits for its grant through Redis: a Redis that stops answering (a network cut
+    // with no reset) must fail as surely as one that refuses, or the import would wait for good.
+    // (The blocking pops give up after POP_S, well within it.)
+    commandTimeout: 2_000,
     connectTimeout: 1_000,
     retryStrategy: () => null,
   };

@@ -81,6 +81,32 @@ test('a Redis that vanishes mid-import: the import goes on alone, no row lost or
   assert.equal(new Set(phones).size, 120);
 });
 
+test('a Redis that stops answering mid-import (SIGSTOP): the import goes on alone, no row lost or doubled', { skip }, async (t) => {
+  // Every request waits for its grant through Redis: one that hangs instead of refusing must not
+  // hold the import for good.
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  t.after(() => {
+    redis.kill('SIGCONT');
+    redis.kill('SIGKILL');
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const sb = await startTestSandbox(t, { rateLimit: 30, burst: 5 });
+  const dir = tempDir(t);
+  const run = startCli(['import', leads(dir, 8, 120), '--json', '--redis-url', `redis://127.0.0.1:${port}`], { env: envFor(sb, t) });
+  for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
+  redis.kill('SIGSTOP');
+  const r = await run.result;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: the shared rate limit on Redis failed/);
+  const phones = sb.contacts().map((c) => c.phone);
+  assert.equal(phones.length, 120);
+  assert.equal(new Set(phones).size, 120);
+});
+
 test('the leader killed mid-import: another process takes the lead and finishes every row of its own, ≤ 2 % 429s', { skip }, async (t) => {
   const { Redis } = await import('ioredis');
   const redis = new Redis(REDIS!);
