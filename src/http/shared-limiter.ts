@@ -212,8 +212,13 @@ export class SharedBudget {
         const got = await lead.conn.blpop(k.inbox, POP_S);
         if (this.lead !== lead) return;
         if (!got) continue;
+        // The line first, at once (a want granted or an answer taken a round trip sooner), then
+        // whatever came meanwhile.
+        this.take(lead, got[1], this.hooks?.now() ?? Date.now());
+        await this.pump(lead);
         const res = await this.redis.multi().lrange(k.inbox, 0, DRAIN - 1).ltrim(k.inbox, DRAIN, -1).exec();
-        const lines = [got[1], ...((res?.[0]?.[1] ?? []) as string[])];
+        const lines = (res?.[0]?.[1] ?? []) as string[];
+        if (lines.length === 0 || this.lead !== lead) continue;
         const now = this.hooks?.now() ?? Date.now();
         for (const line of lines) this.take(lead, line, now);
         await this.pump(lead);
