@@ -64,6 +64,9 @@ export interface PumpResult {
   onAnswer?: boolean;
 }
 
+/** Answers kept to count what was in flight at a send (well over any request's time at the server). */
+const DONE_KEEP_MS = 5_000;
+
 export class CentralGate {
   readonly gate: PaceGate;
   /** The processes waiting for a start, one entry per want, in the order they asked. */
@@ -125,15 +128,41 @@ export class CentralGate {
   }
 
   /**
-   * The answer to grant `id` (status 0: it failed, or was never sent). Returns the pause it calls
-   * for (ms); an unknown number (another leader's grant, or one already expired) is ignored.
+   * The answer to grant `id` (status 0: it failed, or was never sent), `timing` on its process's
+   * clock. Returns the pause it calls for (ms); an unknown number (another leader's grant, or one
+   * already expired) is ignored.
    */
-  answer(id: number, answer: Answer, now: number): number {
+  answer(id: number, answer: Answer, now: number, timing?: { sentAt: number; at: number }): number {
     const g = this.granted.get(id);
     if (!g) return 0;
     this.granted.delete(id);
-    return this.gate.finish(g.ticket, answer, now);
+    let ticket = g.ticket;
+    // What was in flight at the server when this request was sent: the leader counts a request in
+    // flight from its grant until its answer comes back through Redis, so its own count runs high
+    // by two hops and two processes' event loops — on a loaded machine, several milliseconds a
+    // request. Over real HTTP a cap of 3 at 40 ms was read as 4–7, and each later 429 (sent with 3
+    // others) then cut the rate instead: 53–67 % of the limit in most runs. The process says when
+    // it sent and when the answer came, on its own clock; the leader counts, on its own, every
+    // request that was sent before this one and not yet answered then — those still unanswered
+    // here granted before it — and takes the lower of the two counts.
+    if (timing !== undefined && timing.sentAt > 0 && timing.at >= timing.sentAt) {
+      // On the leader's clock: each process's offset is the least its answers took to arrive here.
+      const offset = Math.min(this.offsets.get(g.proc) ?? Infinity, now - timing.at);
+      this.offsets.set(g.proc, offset);
+      const sent = timing.sentAt + offset;
+      this.done = this.done.filter((d) => now - d.at < DONE_KEEP_MS);
+      let others = 0;
+      for (const [otherId, o] of this.granted) if (otherId < id && o.ticket.sentAt <= sent) others += 1;
+      for (const d of this.done) if (d.sent <= sent && d.at > sent) others += 1;
+      this.done.push({ sent, at: timing.at + offset });
+      ticket = { ...ticket, atServerAtSend: Math.min(ticket.inflightAtSend, others) };
+    }
+    return this.gate.finish(ticket, answer, now);
   }
+  /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
+  private readonly offsets = new Map<string, number>();
+  /** Requests answered lately, on the leader's clock: sent, and answered. */
+  private done: Array<{ sent: number; at: number }> = [];
 
   /**
    * Grants not answered within `leaseMs` are given up as failed (their process was killed, or

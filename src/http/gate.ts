@@ -23,6 +23,8 @@ export interface Ticket {
   sentAt: number;
   /** Others in flight when it started. */
   inflightAtSend: number;
+  /** Of them, those still at the server when it was sent, where a shared budget knows it (central-gate.ts): what a cap is read from. */
+  atServerAtSend?: number;
   /** Its place in the order of starts (the window log's key). */
   seq: number;
   /** Started under a window's log (a 429 then ends the log). */
@@ -233,7 +235,7 @@ export class PaceGate {
       rateLimit: answer.rateLimit,
       retryAfterMs: answer.retryAfterMs,
       inflightOthers: this.inflight,
-      inflightAtSend: ticket.inflightAtSend,
+      inflightAtSend: ticket.atServerAtSend ?? ticket.inflightAtSend,
     };
     const admitted = answer.status !== 429 && answer.status !== 0;
     this.logAnswer(ticket.seq, now, admitted);

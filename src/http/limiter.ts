@@ -129,12 +129,13 @@ export class RequestLimiter {
     }
     this.requests += 1;
     let answer: Answer = { status: 0 };
+    const sentAt = this.opts.now();
     try {
       const got = await send();
       answer = got;
       return got;
     } finally {
-      this.shared?.record(grant, { at: this.opts.now(), sentAt: 0, status: answer.status, retryAfterMs: answer.retryAfterMs, rateLimit: answer.rateLimit });
+      this.shared?.record(grant, { at: this.opts.now(), sentAt, status: answer.status, retryAfterMs: answer.retryAfterMs, rateLimit: answer.rateLimit });
       if (answer.status === 429) {
         this.sharedThrottled += 1;
         // The leader's gate pauses every process; here it is only told, for --verbose.

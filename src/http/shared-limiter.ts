@@ -108,7 +108,14 @@ export class SharedBudget {
     if (spare !== undefined) return spare;
     if (this.closed) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
-    await this.redis.rpush(this.keys.inbox, `w|${this.proc}`);
+    try {
+      await this.redis.rpush(this.keys.inbox, `w|${this.proc}`);
+    } catch (err) {
+      // Every waiter is refused with it (fail): this one's refusal is the error thrown here.
+      granted.catch(() => undefined);
+      this.fail(err);
+      throw err;
+    }
     return granted;
   }
 
@@ -238,7 +245,7 @@ export class SharedBudget {
       const [n, token] = a.split('@');
       const answer = decodeAnswer(b);
       // Another leader's grant: its gate is gone, and this one never counted it.
-      if (token === lead.token.slice(0, 8) && answer) lead.gate.answer(Number(n), answer, now);
+      if (token === lead.token.slice(0, 8) && answer) lead.gate.answer(Number(n), answer, now, { sentAt: answer.sentAt, at: answer.at });
     }
   }
 

@@ -89,6 +89,7 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     }
     granted(id: number): void {
       requests += 1;
+      const sentAt = now;
       at(now + wire(), () => {
         const verdict = limit.admit('key');
         at(now + (verdict.allowed ? latency : 0), () => {
@@ -97,8 +98,9 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
             this.active -= 1;
             const status = verdict.allowed ? 200 : 429;
             const answer = { status, rateLimit: parseRateLimit(verdict.headers, now), retryAfterMs: parseRetryAfter(verdict.headers['retry-after'], now) };
+            const gotAt = now;
             at(now + hop(), () => {
-              central.answer(id, answer, now);
+              central.answer(id, answer, now, { sentAt, at: gotAt });
               pump();
             });
             if (status === 429) {

@@ -50,6 +50,28 @@ test('a process closing gives up its wants; a grant never answered is given up a
   assert.equal(g.inflight, 0);
 });
 
+test('requests in flight are counted by when each was sent and answered, not by when the leader heard of it', () => {
+  // A cap of 3 at 40 ms; every answer reaches the leader 8 ms after its process had it. The first
+  // three are answered (there) before the next four go; the seventh meets a 429 with three others
+  // at the server, where the leader, still waiting for news of the first three, counted six.
+  const read = (withTiming: boolean) => {
+    const g = new CentralGate({ seedRate: 1000 });
+    const sends = [0, 1, 2, 41, 42, 43, 44];
+    const ids = sends.map((t) => {
+      g.want('a');
+      const r = g.pump(t);
+      assert.equal(r.grants.length, 1, `a grant at ${t}`);
+      return (r.grants[0] as { id: number }).id;
+    });
+    const sent = (i: number) => (sends[i] as number) + 0.2;
+    for (const i of [0, 1, 2]) g.answer(ids[i] as number, { status: 200 }, sent(i) + 48, withTiming ? { sentAt: sent(i), at: sent(i) + 40 } : undefined);
+    g.answer(ids[6] as number, { status: 429, retryAfterMs: 1000 }, sent(6) + 8.2, withTiming ? { sentAt: sent(6), at: sent(6) + 0.2 } : undefined);
+    return g.gate.pacer.window;
+  };
+  assert.equal(read(false), 6, 'counted by the leader alone');
+  assert.ok(read(true) <= 4, `read as ${read(true)} with each process's own times`);
+});
+
 test('a new leader takes up the pace the last one left, without a new slow start', () => {
   const g = new CentralGate({ seedRate: 57 });
   assert.ok(Math.abs((g.pace as number) - 57) < 1, `pace ${g.pace}`);
