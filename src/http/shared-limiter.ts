@@ -108,11 +108,13 @@ export class SharedBudget {
     if (spare !== undefined) return spare;
     if (this.closed) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
+    // Refused while its want is still on its way (Redis failed elsewhere, the budget closed), it
+    // must not count as unhandled meanwhile: the caller gets the refusal from the return below. (A
+    // hung Redis crashed the import this way: "Command timed out", uncaught.)
+    granted.catch(() => undefined);
     try {
       await this.redis.rpush(this.keys.inbox, `w|${this.proc}`);
     } catch (err) {
-      // Every waiter is refused with it (fail): this one's refusal is the error thrown here.
-      granted.catch(() => undefined);
       this.fail(err);
       throw err;
     }
