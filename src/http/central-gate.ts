@@ -174,6 +174,20 @@ export class CentralGate {
     }
   }
 
+  /** The processes with a want waiting or a grant unanswered. */
+  get procs(): string[] {
+    return [...new Set([...this.wants, ...[...this.granted.values()].map((g) => g.proc)])];
+  }
+
+  /**
+   * A process is gone (killed, or closed): its wants are dropped and its grants given up as never
+   * sent — at once, where a lease would hold a window's log or a cap for a whole timeout.
+   */
+  drop(proc: string, now: number): void {
+    this.wants = this.wants.filter((w) => w !== proc);
+    for (const [id, g] of this.granted) if (g.proc === proc) this.answer(id, { status: 0 }, now);
+  }
+
   /** The pace for every process together (requests per second), for a process going on alone. */
   get pace(): number | undefined {
     const s = this.gate.pacer.settings();

@@ -8,8 +8,9 @@
  * - Every answer goes back through the inbox under its grant's number, so the one gate learns from
  *   all of them: the pace, the quota mirror, a window's log, a cap on requests in flight.
  * - A new leader (the last one ended, or died and its lock lapsed) takes up the pace the last one
- *   wrote, and every process asks again for the starts it was still waiting for. A grant never
- *   answered (its process killed) is given up after a lease.
+ *   wrote, and every process asks again for the starts it was still waiting for. Each process
+ *   marks itself alive every tick; what was granted to one whose mark lapsed (killed, or closed) is
+ *   given up at once, and a grant never answered otherwise after a lease.
  * bottleneck's clustering mode did this once, with a shared spacing: its spacing counted from when
  * each start was registered, so every timer's lateness and round trip was lost, and its keys
  * vanishing (a Redis restart without persistence, bottleneck #205/#219) failed every call. A shared
@@ -73,6 +74,8 @@ export class SharedBudget {
   private waiters: Waiter[] = [];
   /** Grants that came with nobody waiting (a want sent twice around a change of leader). */
   private spare: string[] = [];
+  /** When this process last marked itself alive. */
+  private markedAt = 0;
   /** The leader as last seen. */
   private leaderSeen: string | null = null;
   /** While this process leads: its lock's token, its gate, and the connection it pops the inbox on. */
@@ -94,6 +97,9 @@ export class SharedBudget {
 
   start(hooks: SharedHooks): void {
     this.hooks = hooks;
+    // Marked alive before any want: commands on one connection run in order.
+    this.markedAt = hooks.now();
+    this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS).catch((err: unknown) => this.fail(err));
     this.grantConn = this.redis.duplicate();
     this.grantConn.on('error', () => undefined); // reported through the failing calls
     void this.readGrants(this.grantConn);
@@ -166,6 +172,13 @@ export class SharedBudget {
         const token = randomUUID();
         if ((await this.redis.set(k.leader, token, 'PX', LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshRate(now));
       }
+      // Alive: a leader gives up at once what it granted to a process whose mark has lapsed. A mark
+      // that lapsed here (the event loop held for seconds) may have cost this process its wants:
+      // it asks again for all it waits for (a grant that comes twice is kept for the next request).
+      const lapsed = now - this.markedAt >= LOCK_MS;
+      await this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS);
+      this.markedAt = now;
+      if (lapsed && this.waiters.length > 0) await this.redis.rpush(k.inbox, ...this.waiters.map(() => `w|${this.proc}`));
       const leader = this.lead ? this.lead.token : await this.redis.get(k.leader);
       if (leader !== null && leader !== this.leaderSeen) {
         this.leaderSeen = leader;
@@ -175,6 +188,12 @@ export class SharedBudget {
         if (again.length > 0) await this.redis.rpush(k.inbox, ...again.map(() => `w|${this.proc}`));
       }
       if (this.lead) {
+        const gate = this.lead.gate;
+        const procs = gate.procs;
+        if (procs.length > 0) {
+          const alive = await this.redis.mget(...procs.map((p) => this.aliveKey(p)));
+          procs.forEach((p, i) => alive[i] === null && gate.drop(p, now));
+        }
         this.lead.gate.expire(now, hooks.leaseMs);
         const pace = this.lead.gate.pace;
         if (pace !== undefined) {
@@ -271,6 +290,10 @@ export class SharedBudget {
     await m.exec();
   }
 
+  private aliveKey(proc: string): string {
+    return `${this.prefix}alive:${proc}`;
+  }
+
   /** The shared pace, if one was written lately. */
   private async freshRate(now: number): Promise<number | undefined> {
     const [rate, at] = await this.redis.hmget(this.keys.state, 'rate', 'at');
@@ -292,6 +315,7 @@ export class SharedBudget {
     this.endLead();
     await Promise.all([
       lines.length > 0 ? this.redis.rpush(this.keys.inbox, ...lines).catch(() => undefined) : undefined,
+      this.redis.del(this.aliveKey(this.proc)).catch(() => undefined),
       lead ? this.redis.eval(RELEASE, 1, this.keys.leader, lead.token).catch(() => undefined) : undefined,
     ]);
     this.grantConn?.disconnect();

@@ -50,6 +50,20 @@ test('a process closing gives up its wants; a grant never answered is given up a
   assert.equal(g.inflight, 0);
 });
 
+test('a process gone: its wants are dropped and its grants given up at once', () => {
+  const g = new CentralGate({ seedRate: 1000 });
+  g.want('a');
+  g.want('b');
+  g.want('a');
+  assert.deepEqual(g.pump(0).grants.map((x) => x.proc), ['a']);
+  assert.deepEqual(g.procs.sort(), ['a', 'b']);
+  g.drop('a', 1);
+  assert.equal(g.inflight, 0);
+  assert.equal(g.waiting, 1);
+  assert.deepEqual(g.procs, ['b']);
+  assert.deepEqual(g.pump(5).grants.map((x) => x.proc), ['b']);
+});
+
 test('requests in flight are counted by when each was sent and answered, not by when the leader heard of it', () => {
   // A cap of 3 at 40 ms; every answer reaches the leader 8 ms after its process had it. The first
   // three are answered (there) before the next four go; the seventh meets a 429 with three others
