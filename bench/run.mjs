@@ -434,8 +434,9 @@ try {
             for (let i = 0; i < N; i++) rows.push(`P${p}R${i},+4474001${p}${String(i).padStart(4, '0')}`);
             const file = join(work, `shared-${R}-${B}-${headers}-${shared}-${p}.csv`);
             writeFileSync(file, `${rows.join('\n')}\n`);
-            // Bounded: an import still going after five minutes (thirty times its least) is stopped.
-            return callctl(['import', file, '--json', '--restart', ...(shared ? ['--redis-url', redisUrl] : [])], { env: { ...env, CALLCTL_CONFIG_DIR: join(work, `cfg-${R}-${B}-${headers}-${shared}-${p}`) }, timeoutMs: smoke ? 0 : 300_000 });
+            // Bounded: an import still going after five minutes (thirty times its least; the smoke's
+            // 30 rows, 45 s) is stopped, and shown as stopped rather than holding the run.
+            return callctl(['import', file, '--json', '--restart', ...(shared ? ['--redis-url', redisUrl] : [])], { env: { ...env, CALLCTL_CONFIG_DIR: join(work, `cfg-${R}-${B}-${headers}-${shared}-${p}`) }, timeoutMs: smoke ? 45_000 : 300_000 });
           }));
           const secs = (performance.now() - t0) / 1000;
           const st = sb.stats();
@@ -446,6 +447,8 @@ try {
           // The least wall time the limiter allows (a bucket's burst at once, a window's quota at
           // each window's start: the simulation's idealWall) over the measured one.
           const share = idealWall({ shape: shape.limiter, rate: R, burst: B, windowMs: shape.windowMs, maxInflight: shape.maxInflight, latencyMs: shape.latencyMs, headers }, 3 * N, 12, t0) / 1000 / secs;
+          // What a failed or stopped import said last, for the record (stderr: never the key).
+          for (const [p, r] of results.entries()) if (r.code !== 0) process.stderr.write(`import ${p} of ${rowName(row)}, ${headers}: ${r.code === null ? 'stopped' : `exit ${r.code}`}; its last lines:\n${r.stderr.trim().split('\n').slice(-4).join('\n')}\n`);
           say(`| ${rowName(row)}${stopped ? ` (stopped after ${secs.toFixed(0)} s)` : ''} | ${headers} | ${shared ? 'one budget on Redis' : 'each process alone'} | 3 × ${N} | ${secs.toFixed(1)} s | ${(share * 100).toFixed(1)} % | ${((st.throttled / st.requests) * 100).toFixed(1)} % | ${once ? 'yes' : 'NO'} |`);
         }
       }
