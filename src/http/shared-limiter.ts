@@ -187,15 +187,19 @@ export class SharedBudget {
         for (const w of this.waiters) w.leader = leader;
         if (again.length > 0) await this.redis.rpush(k.inbox, ...again.map(() => `w|${this.proc}`));
       }
-      if (this.lead) {
-        const gate = this.lead.gate;
+      const lead = this.lead;
+      if (lead) {
+        const gate = lead.gate;
         const procs = gate.procs;
         if (procs.length > 0) {
           const alive = await this.redis.mget(...procs.map((p) => this.aliveKey(p)));
-          procs.forEach((p, i) => alive[i] === null && gate.drop(p, now));
+          const gone = procs.filter((_, i) => alive[i] === null);
+          for (const p of gone) gate.drop(p, now);
+          // Places they held are free: the others' wants need not wait for the gate's next moment.
+          if (gone.length > 0) await this.pump(lead);
         }
-        this.lead.gate.expire(now, hooks.leaseMs);
-        const pace = this.lead.gate.pace;
+        gate.expire(now, hooks.leaseMs);
+        const pace = gate.pace;
         if (pace !== undefined) {
           await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now)).pexpire(k.state, STALE_MS).exec();
           hooks.follow(1000 / pace);
