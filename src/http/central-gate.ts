@@ -130,7 +130,7 @@ export class CentralGate {
   /**
    * The answer to grant `id` (status 0: it failed, or was never sent), `timing` on its process's
    * clock. Returns the pause it calls for (ms); an unknown number (another leader's grant, or one
-   * already expired) is ignored.
+   * of a process dropped) is ignored.
    */
   answer(id: number, answer: Answer, now: number, timing?: { sentAt: number; at: number }): number {
     const g = this.granted.get(id);
@@ -164,16 +164,6 @@ export class CentralGate {
   /** Requests answered lately, on the leader's clock: sent, and answered. */
   private done: Array<{ sent: number; at: number }> = [];
 
-  /**
-   * Grants not answered within `leaseMs` are given up as failed (their process was killed, or
-   * closed before it sent them): in flight for good, they would hold a window's log and a cap.
-   */
-  expire(now: number, leaseMs: number): void {
-    for (const [id, g] of this.granted) {
-      if (now - g.ticket.sentAt >= leaseMs) this.answer(id, { status: 0 }, now);
-    }
-  }
-
   /** The processes with a want waiting or a grant unanswered. */
   get procs(): string[] {
     return [...new Set([...this.wants, ...[...this.granted.values()].map((g) => g.proc)])];
@@ -181,7 +171,7 @@ export class CentralGate {
 
   /**
    * A process is gone (killed, or closed): its wants are dropped and its grants given up as never
-   * sent — at once, where a lease would hold a window's log or a cap for a whole timeout.
+   * sent: in flight for good, they would hold a window's log and a cap.
    */
   drop(proc: string, now: number): void {
     this.wants = this.wants.filter((w) => w !== proc);

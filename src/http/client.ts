@@ -114,8 +114,6 @@ export class ApiClient {
       sleep: (ms, signal) => opts.sleep(ms, signal),
       onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
       shared: opts.shared,
-      // A granted start is in flight at most one attempt's timeout: later, its process is gone.
-      leaseMs: opts.timeoutMs + 10_000,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
     });
     this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');

@@ -25,8 +25,6 @@ export interface LimiterOptions {
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
   onSharedLost?: (err: unknown) => void;
-  /** Sharing a budget: a start granted and never answered is given up after this long (ms). */
-  leaseMs?: number;
 }
 
 export interface LimiterStats {
@@ -65,7 +63,6 @@ export class RequestLimiter {
       follow: (gapMs) => (this.sharedGap = gapMs),
       lost: (err) => this.loseShared(err),
       ceiling: opts.rate,
-      leaseMs: opts.leaseMs ?? 60_000,
     });
   }
 

@@ -10,7 +10,7 @@
  * - A new leader (the last one ended, or died and its lock lapsed) takes up the pace the last one
  *   wrote, and every process asks again for the starts it was still waiting for. Each process
  *   marks itself alive every tick; what was granted to one whose mark lapsed (killed, or closed) is
- *   given up at once, and a grant never answered otherwise after a lease.
+ *   given up at once.
  * bottleneck's clustering mode did this once, with a shared spacing: its spacing counted from when
  * each start was registered, so every timer's lateness and round trip was lost, and its keys
  * vanishing (a Redis restart without persistence, bottleneck #205/#219) failed every call. A shared
@@ -24,7 +24,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './central-gate.js';
 
-/** How often the lock is renewed (or tried), the shared pace written or read, and leases checked. */
+/** How often the lock is renewed (or tried), the shared pace written or read, and marks checked. */
 const TICK_MS = 50;
 /** The leader's lock lapses this long after its last renewal (a killed leader is replaced). */
 const LOCK_MS = 3_000;
@@ -47,8 +47,6 @@ export interface SharedHooks {
   lost(err: unknown): void;
   /** --rate of this process (the gate's ceiling while this process leads). */
   ceiling?: number | undefined;
-  /** A grant not answered within this long is given up (ms): a request's longest attempt. */
-  leaseMs: number;
 }
 
 interface Waiter {
@@ -198,7 +196,6 @@ export class SharedBudget {
           // Places they held are free: the others' wants need not wait for the gate's next moment.
           if (gone.length > 0) await this.pump(lead);
         }
-        gate.expire(now, hooks.leaseMs);
         const pace = gate.pace;
         if (pace !== undefined) {
           await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now)).pexpire(k.state, STALE_MS).exec();

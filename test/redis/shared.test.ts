@@ -60,52 +60,33 @@ test('Redis unreachable: a warning and the local limiter (exit 0); with --requir
   assert.equal(hard.stderr.trim().split('\n').length, 1);
 });
 
-test('a Redis that vanishes mid-import: the import goes on alone, no row lost or doubled', { skip }, async (t) => {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  t.after(() => redis.kill('SIGKILL'));
-  await new Promise((r) => setTimeout(r, 300));
-  const sb = await startTestSandbox(t, { rateLimit: 30, burst: 5 });
-  const dir = tempDir(t);
-  const run = startCli(['import', leads(dir, 5, 120), '--json', '--redis-url', `redis://127.0.0.1:${port}`], { env: envFor(sb, t) });
-  for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
-  redis.kill('SIGKILL');
-  const r = await run.result;
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: the shared rate limit on Redis failed/);
-  const phones = sb.contacts().map((c) => c.phone);
-  assert.equal(phones.length, 120);
-  assert.equal(new Set(phones).size, 120);
-});
-
-test('a Redis that stops answering mid-import (SIGSTOP): the import goes on alone, no row lost or doubled', { skip }, async (t) => {
-  // Every request waits for its grant through Redis: one that hangs instead of refusing must not
-  // hold the import for good.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  t.after(() => {
-    redis.kill('SIGCONT');
-    redis.kill('SIGKILL');
+// Redis killed (it refuses), or stopped (SIGSTOP: it hangs — every request waits for its grant
+// through Redis, so a Redis that stops answering must not hold the import for good either).
+for (const [how, signal] of [['vanishes', 'SIGKILL'], ['stops answering (SIGSTOP)', 'SIGSTOP']] as const) {
+  test(`a Redis that ${how} mid-import: the import goes on alone, no row lost or doubled`, { skip }, async (t) => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    t.after(() => {
+      redis.kill('SIGCONT');
+      redis.kill('SIGKILL');
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const sb = await startTestSandbox(t, { rateLimit: 30, burst: 5 });
+    const dir = tempDir(t);
+    const run = startCli(['import', leads(dir, 5, 120), '--json', '--redis-url', `redis://127.0.0.1:${port}`], { env: envFor(sb, t) });
+    for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
+    redis.kill(signal);
+    const r = await run.result;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: the shared rate limit on Redis failed/);
+    const phones = sb.contacts().map((c) => c.phone);
+    assert.equal(phones.length, 120);
+    assert.equal(new Set(phones).size, 120);
   });
-  await new Promise((r) => setTimeout(r, 300));
-  const sb = await startTestSandbox(t, { rateLimit: 30, burst: 5 });
-  const dir = tempDir(t);
-  const run = startCli(['import', leads(dir, 8, 120), '--json', '--redis-url', `redis://127.0.0.1:${port}`], { env: envFor(sb, t) });
-  for (let i = 0; i < 500 && sb.contacts().length < 30; i++) await new Promise((r) => setTimeout(r, 20));
-  redis.kill('SIGSTOP');
-  const r = await run.result;
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning: the shared rate limit on Redis failed/);
-  const phones = sb.contacts().map((c) => c.phone);
-  assert.equal(phones.length, 120);
-  assert.equal(new Set(phones).size, 120);
-});
+}
 
 test('the leader killed mid-import: another process takes the lead and finishes every row of its own, ≤ 2 % 429s', { skip }, async (t) => {
   const { Redis } = await import('ioredis');
@@ -155,7 +136,7 @@ test('a budget closed at the end of a job reports no failure for what was still 
   for (let offset = 44; offset <= 62; offset++) {
     const budget = await connectSharedLimiter({ redisUrl: REDIS!, id: `callctl:test-close-${process.pid}-${offset}`, log, required: true });
     assert.ok(budget);
-    budget.start({ now: () => Date.now(), follow: () => undefined, lost: (err) => lost.push(`${offset} ms: ${String(err)}`), leaseMs: 60_000 });
+    budget.start({ now: () => Date.now(), follow: () => undefined, lost: (err) => lost.push(`${offset} ms: ${String(err)}`) });
     // Alone on its budget, it leads: its own wants are granted.
     const grants = await Promise.all([1, 2, 3].map(() => budget.acquire()));
     for (const [i, g] of grants.entries()) budget.record(g, { at: Date.now(), sentAt: 0, status: i === 0 ? 429 : 200 });
@@ -169,4 +150,33 @@ test('a budget closed at the end of a job reports no failure for what was still 
   await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(lost, []);
   assert.deepEqual(warnings, []);
+});
+
+test('a process killed with starts granted to it: the leader gives them up within its mark’s 3 s, not never', { skip }, async () => {
+  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
+  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
+  const id = `callctl:test-killed-${process.pid}`;
+  const hooks = { now: () => Date.now(), follow: () => undefined, lost: (err: unknown) => assert.fail(String(err)) };
+  const leader = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  const other = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  assert.ok(leader && other);
+  leader.start(hooks);
+  // The first to start leads: its own want is granted first.
+  await leader.acquire();
+  other.start(hooks);
+  await Promise.all([other.acquire(), other.acquire()]);
+  // The leader's gate counts them in flight (its state, reached into: nothing else shows it).
+  const gate = (leader as unknown as { lead: { gate: { inflight: number } } }).lead.gate;
+  assert.equal(gate.inflight, 3);
+  // Killed: its connections drop with no word to the budget (no answer, no goodbye).
+  const dead = other as unknown as { timer: NodeJS.Timeout; closed: boolean; redis: { disconnect(): void }; grantConn: { disconnect(): void } };
+  clearInterval(dead.timer);
+  dead.closed = true;
+  dead.redis.disconnect();
+  dead.grantConn.disconnect();
+  const from = Date.now();
+  while (gate.inflight > 1 && Date.now() - from < 6_000) await new Promise((r) => setTimeout(r, 50));
+  // (Before the mark, a lease of a request's timeout + 10 s — 40 s by default — held them.)
+  assert.equal(gate.inflight, 1, 'the killed process’s grants are still counted in flight');
+  await leader.close();
 });
