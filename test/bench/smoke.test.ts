@@ -6,14 +6,20 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 
-test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', '--only=pace,unthrottled,dryrun,startup,listing,bulk'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `bench/run.mjs --smoke <only>`: its stdout, once it ended with exit 0 (else its stderr fails the test). */
+async function smoke(only: string, env: Record<string, string> = {}): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', only], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const code = await new Promise<number | null>((done) => child.on('close', done));
   assert.equal(code, 0, err);
+  return out;
+}
+
+test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
+  const out = await smoke('--only=pace,unthrottled,dryrun,startup,listing,bulk');
   for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing', '## 7. Bulk jobs']) assert.ok(out.includes(section), `${section} missing`);
   // The pace row, callctl's share beside a client told the limit (bench/oracle.mjs).
   assert.match(out, /\| server's limiter \| none: share \/ 429s \| told the limit: share \/ 429s \|/);
@@ -24,13 +30,7 @@ test('bench/run.mjs --smoke runs every section and prints its tables', async () 
 // bucket and a window.
 const redisUrl = process.env.CALLCTL_TEST_REDIS_URL;
 test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip: redisUrl === undefined && 'CALLCTL_TEST_REDIS_URL is not set' }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', '--only=shared'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CALLCTL_BENCH_REDIS_URL: redisUrl } });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const code = await new Promise<number | null>((done) => child.on('close', done));
-  assert.equal(code, 0, err);
+  const out = await smoke('--only=shared', { CALLCTL_BENCH_REDIS_URL: redisUrl as string });
   assert.ok(out.includes('## 6. Shared budget'), out);
   // Each row: its share of the limit, and every row of the three imports stored exactly once.
   assert.match(out, /\| token bucket 60\/s, burst 10 \| draft6 \| one budget on Redis \| 3 × 30 \| [\d.]+ s \| [\d.]+ % \| [\d.]+ % \| yes \|/);
