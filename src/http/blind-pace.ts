@@ -301,9 +301,6 @@ export class BlindPace {
       this.spanFailed = 0;
       this.spanBurst = this.burstAfter();
     }
-    // A budget shared through Redis feeds sends as their answers come: one sent before the pause
-    // whose answer came after it belongs to no span that is still open.
-    if (now < (this.spanStart as number)) return;
     if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
     if (this.paceAtSend.length >= 8192) this.paceAtSend.splice(0, 4096);
     this.paceAtSend.push([now, this.rate]);
@@ -788,8 +785,7 @@ export class BlindPace {
    */
   private recentFrom(at: number, T: number): number {
     const from = at - Math.min(T, RECENT_MS);
-    // (Over the sends up to the refused one, by their times: a shared budget feeds them as their
-    // answers come, out of order.)
+    // (Over the sends up to the refused one, by their times.)
     let refusedAt = -Infinity;
     let refusedPace = 0;
     for (const [t, pace] of this.paceAtSend) if (t <= at && t >= refusedAt) [refusedAt, refusedPace] = [t, pace];
@@ -998,7 +994,7 @@ function lowerBound(xs: number[], v: number): number {
   return a;
 }
 
-/** In order (a budget shared through Redis feeds sends in the order their answers came). */
+/** In order (a wall clock stepped back can have put a send before the one it followed). */
 function sorted(xs: number[]): number[] {
   for (let i = 1; i < xs.length; i++) if ((xs[i] as number) < (xs[i - 1] as number)) return [...xs].sort((a, b) => a - b);
   return xs;
