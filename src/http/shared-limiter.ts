@@ -69,6 +69,8 @@ export class SharedBudget {
   private closed = false;
   /** A connection of its own for the blocking pop of this process's grants. */
   private grantConn: RedisClient | undefined;
+  /** Every connection opened beside the first: each is closed with the budget. */
+  private readonly conns = new Set<RedisClient>();
   private waiters: Waiter[] = [];
   /** Grants that came with nobody waiting (a want sent twice around a change of leader). */
   private spare: string[] = [];
@@ -98,8 +100,7 @@ export class SharedBudget {
     // Marked alive before any want: commands on one connection run in order.
     this.markedAt = hooks.now();
     this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS).catch((err: unknown) => this.fail(err));
-    this.grantConn = this.redis.duplicate();
-    this.grantConn.on('error', () => undefined); // reported through the failing calls
+    this.grantConn = this.connection();
     void this.readGrants(this.grantConn);
     this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
@@ -213,8 +214,13 @@ export class SharedBudget {
   }
 
   private takeLead(token: string, seedRate: number | undefined): void {
-    const conn = this.redis.duplicate();
-    conn.on('error', () => undefined);
+    // Closed while the lock was being taken (the tick was on its way to Redis): hand it back. (A
+    // connection opened now was never closed, and held the process open after its import ended.)
+    if (this.closed) {
+      this.redis.eval(RELEASE, 1, this.keys.leader, token).catch(() => undefined);
+      return;
+    }
+    const conn = this.connection();
     this.lead = { token, gate: new CentralGate({ ceiling: this.hooks?.ceiling, seedRate }), conn };
     void this.readInbox(this.lead);
   }
@@ -291,6 +297,15 @@ export class SharedBudget {
     await m.exec();
   }
 
+  /** A connection of its own (a blocking pop holds one), closed with the budget at the latest. */
+  private connection(): RedisClient {
+    const conn = this.redis.duplicate();
+    conn.on('error', () => undefined); // reported through the failing calls
+    this.conns.add(conn);
+    conn.once('end', () => this.conns.delete(conn));
+    return conn;
+  }
+
   private aliveKey(proc: string): string {
     return `${this.prefix}alive:${proc}`;
   }
@@ -319,7 +334,7 @@ export class SharedBudget {
       this.redis.del(this.aliveKey(this.proc)).catch(() => undefined),
       lead ? this.redis.eval(RELEASE, 1, this.keys.leader, lead.token).catch(() => undefined) : undefined,
     ]);
-    this.grantConn?.disconnect();
+    for (const conn of this.conns) conn.disconnect();
     this.redis.disconnect();
   }
 }

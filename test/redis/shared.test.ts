@@ -180,3 +180,37 @@ test('a process killed with starts granted to it: the leader gives them up withi
   assert.equal(gate.inflight, 1, 'the killed process’s grants are still counted in flight');
   await leader.close();
 });
+
+test('a budget closed just as it takes the lead another let go leaves no connection open', { skip }, async () => {
+  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
+  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
+  const port = Number(new URL(REDIS!).port || 6379);
+  // Sockets to Redis still open in this process: each one would hold an ended import open for good.
+  const open = () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h) => (h as { remotePort?: number }).remotePort === port && !(h as { destroyed?: boolean }).destroyed).length;
+  const hooks = { now: () => Date.now(), follow: () => undefined, lost: () => undefined };
+  const id = `callctl:test-close-lead-${process.pid}`;
+  const a = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  const b = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  assert.ok(a && b);
+  a.start(hooks);
+  await a.acquire();
+  b.start(hooks);
+  // The leader ends and lets go of its lock; the other closes the moment its tick has taken the
+  // lock up, before it opens its lead. (Three imports by hand: one printed its summary and never
+  // exited — its lead's connection was opened after it closed.)
+  const redis = (b as unknown as { redis: { set: (...args: unknown[]) => Promise<unknown> } }).redis;
+  const set = redis.set.bind(redis);
+  let closing: Promise<void> | undefined;
+  redis.set = async (...args: unknown[]) => {
+    const r = await set(...args);
+    if (r === 'OK' && args.includes('NX')) closing ??= b.close();
+    return r;
+  };
+  await a.close();
+  for (let i = 0; i < 100 && !closing; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(closing, 'the other never took the lead up');
+  await closing;
+  const from = Date.now();
+  while (open() > 0 && Date.now() - from < 2_000) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(open(), 0, 'a connection to Redis is still open after every budget closed');
+});
