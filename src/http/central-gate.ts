@@ -56,8 +56,20 @@ export interface Grant {
   id: number;
 }
 
+/**
+ * A start granted ahead, in the place of a request in flight (`after`): its process sends it the
+ * moment that one's answer comes, if admitted, and says so with that answer.
+ */
+export interface FollowOn extends Grant {
+  after: number;
+}
+
 export interface PumpResult {
   grants: Grant[];
+  /** Starts granted ahead while a cap on requests in flight is full (see attach). */
+  follows?: FollowOn[];
+  /** Follow-ons no longer to be used: a pause began, or the cap was found lower. */
+  revokes?: Grant[];
   /** Wants are left waiting: pump again by then at the latest ... */
   wakeAt?: number;
   /** ... or at the next answer, if that comes first. */
@@ -114,8 +126,9 @@ export class CentralGate {
       // want, or this one was held back already.
       const verdict = this.gate.start(now, this.held || this.wants.length > 1);
       if (!('ticket' in verdict)) {
-        this.held = true;
-        return { grants, wakeAt: verdict.retryAt, ...(verdict.onFinish ? { onAnswer: true } : {}) };
+        const follows = verdict.cap ? this.attach() : [];
+        this.held = this.wants.length > 0;
+        return { grants, ...this.extras(follows), wakeAt: verdict.retryAt, ...(verdict.onFinish ? { onAnswer: true } : {}) };
       }
       const proc = this.wants.shift() as string;
       this.held = false;
@@ -124,18 +137,69 @@ export class CentralGate {
       grants.push({ proc, id });
     }
     this.held = false;
-    return { grants };
+    return { grants, ...this.extras([]) };
+  }
+
+  private extras(follows: FollowOn[]): Pick<PumpResult, 'follows' | 'revokes'> {
+    const revokes = this.revoked.splice(0);
+    return { ...(follows.length > 0 ? { follows } : {}), ...(revokes.length > 0 ? { revokes } : {}) };
   }
 
   /**
-   * The answer to grant `id` (status 0: it failed, or was never sent), `timing` on its process's
-   * clock. Returns the pause it calls for (ms); an unknown number (another leader's grant, or one
-   * of a process dropped) is ignored.
+   * A cap on requests in flight is full: each place frees only when an answer reaches the leader,
+   * through Redis, and the next start reaches its process the same way — over real Redis a place
+   * stood idle that long for every request (a cap of 3 at 40 ms: 53–84 % of the limit, shared).
+   * So the wants at the head of the line, in order, are granted ahead, each in the place of a
+   * request in flight of its own process: that process sends it the moment the answer comes (if
+   * admitted) and tells the leader with that answer; the place passes on and the cap is never
+   * exceeded. A want whose process has nothing in flight stops it: the next place freed is its own.
    */
-  answer(id: number, answer: Answer, now: number, timing?: { sentAt: number; at: number }): number {
+  private attach(): FollowOn[] {
+    const out: FollowOn[] = [];
+    if (this.gate.inflightCount > this.gate.pacer.window) return out;
+    while (this.wants.length > 0) {
+      const proc = this.wants[0] as string;
+      let after: number | undefined;
+      // The oldest of its own without one: likely the first answered.
+      for (const [id, g] of this.granted) {
+        if (g.proc === proc && !this.follows.has(id)) {
+          after = id;
+          break;
+        }
+      }
+      if (after === undefined) break;
+      this.wants.shift();
+      const id = this.nextId++;
+      this.follows.set(after, { id, proc, revoked: false });
+      out.push({ proc, id, after });
+    }
+    return out;
+  }
+  /** Follow-ons by the grant whose place they take. */
+  private readonly follows = new Map<number, { id: number; proc: string; revoked: boolean }>();
+  private revoked: Grant[] = [];
+
+  /**
+   * The answer to grant `id` (status 0: it failed, or was never sent), `timing` on its process's
+   * clock; `followed`: its follow-on was sent at once (if none was, its want is back at the head of
+   * the line). Returns the pause it calls for (ms); an unknown number (another leader's grant, or
+   * one of a process dropped) is ignored.
+   */
+  answer(id: number, answer: Answer, now: number, timing?: { sentAt: number; at: number }, followed = false): number {
     const g = this.granted.get(id);
     if (!g) return 0;
     this.granted.delete(id);
+    const pause = this.finish(id, g, answer, now, timing);
+    const f = this.follows.get(id);
+    if (f !== undefined) {
+      this.follows.delete(id);
+      if (followed) this.granted.set(f.id, { ticket: this.gate.startNow(now), proc: f.proc });
+      else this.wants.unshift(f.proc);
+    }
+    return pause;
+  }
+
+  private finish(id: number, g: { ticket: Ticket; proc: string }, answer: Answer, now: number, timing: { sentAt: number; at: number } | undefined): number {
     let ticket = g.ticket;
     // What was in flight at the server when this request was sent: the leader counts a request in
     // flight from its grant until its answer comes back through Redis, so its own count runs high
@@ -157,7 +221,19 @@ export class CentralGate {
       this.done.push({ sent, at: timing.at + offset });
       ticket = { ...ticket, atServerAtSend: Math.min(ticket.inflightAtSend, others) };
     }
-    return this.gate.finish(ticket, answer, now);
+    const window = this.gate.pacer.window;
+    const resumeAt = this.gate.pacer.resumeAt;
+    const pause = this.gate.finish(ticket, answer, now);
+    // A new pause, or a cap found lower: the places granted ahead are taken back where the word
+    // arrives before the answer they wait for.
+    if (this.gate.pacer.resumeAt > resumeAt || this.gate.pacer.window < window) {
+      for (const f of this.follows.values()) {
+        if (f.revoked) continue;
+        f.revoked = true;
+        this.revoked.push({ proc: f.proc, id: f.id });
+      }
+    }
+    return pause;
   }
   /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
   private readonly offsets = new Map<string, number>();
@@ -174,8 +250,9 @@ export class CentralGate {
    * sent: in flight for good, they would hold a window's log and a cap.
    */
   drop(proc: string, now: number): void {
-    this.wants = this.wants.filter((w) => w !== proc);
     for (const [id, g] of this.granted) if (g.proc === proc) this.answer(id, { status: 0 }, now);
+    // (After: the wants its follow-ons took come back with their grants' answers.)
+    this.wants = this.wants.filter((w) => w !== proc);
   }
 
   /** The pace for every process together (requests per second), for a process going on alone. */

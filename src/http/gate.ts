@@ -37,7 +37,7 @@ export interface Ticket {
  * Either the request starts now, or it asks again at `retryAt` — or, with `onFinish`, as soon as a
  * request in flight is answered (a cap on requests in flight is full), `retryAt` at the latest.
  */
-export type StartVerdict = { ticket: Ticket } | { retryAt: number; onFinish?: true };
+export type StartVerdict = { ticket: Ticket } | { retryAt: number; onFinish?: true; cap?: true };
 
 /** Held by a full window, a request asks again this late at the latest (an answer frees it first). */
 const WINDOW_RECHECK_MS = 250;
@@ -163,7 +163,7 @@ export class PaceGate {
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
-    if (this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
+    if (this.inflight >= this.pacer.window) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true, ...(anchor === undefined ? { cap: true as const } : {}) };
     // (Held, one of them is still on its way — fewer than the cap are admitted, and the rest are not
     // freed — so an answer will free a place or lift the cap.)
     if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
@@ -201,12 +201,26 @@ export class PaceGate {
       }
       mirrored = credits - 1;
     }
+    return { ticket: this.commit(now, anchor !== undefined, s, mirrored, resumeAt) };
+  }
+
+  /**
+   * A request that started without asking, in the place of one just answered (central-gate.ts,
+   * follow-ons: a cap on requests in flight was full, so the place passed straight on).
+   */
+  startNow(now: number): Ticket {
+    this.pacer.onBusy(now);
+    return this.commit(now, false, this.pacer.settings(), undefined, this.pacer.resumeAt);
+  }
+
+  /** A request starts at `now`: the spacing moves on, and it is counted in flight. */
+  private commit(now: number, anchored: boolean, s: ReturnType<Pacer['settings']>, mirrored: number | undefined, resumeAt: number): Ticket {
     // Following the server's quota, credits space the requests; otherwise the pace does: never
     // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
     // no faster for our being late. (Time lost to late timers is won back by the pacer, which
     // measures what was admitted and probes up.)
-    const gap = anchor !== undefined ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
-    if (anchor !== undefined) {
+    const gap = anchored ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
+    if (anchored) {
       this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
     } else if (this.burstLeft > 0) {
       this.burstLeft -= 1;
@@ -217,12 +231,12 @@ export class PaceGate {
       const catchUp = (s.catchUp ?? 1) - 1;
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
-    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored: anchor !== undefined, mirrored };
+    const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored, mirrored };
     this.logStart(now);
     this.inflight += 1;
     if (now >= this.restartFrom) this.restartSent += 1;
     this.pacer.onSend(now);
-    return { ticket };
+    return ticket;
   }
 
   /** A started request was answered (or failed: status 0). Returns the pause it calls for (ms). */

@@ -74,6 +74,9 @@ export class SharedBudget {
   private waiters: Waiter[] = [];
   /** Grants that came with nobody waiting (a want sent twice around a change of leader). */
   private spare: string[] = [];
+  /** Grants handed to a request and not yet answered, and the follow-on granted in the place of each. */
+  private readonly held = new Set<string>();
+  private readonly follows = new Map<string, string>();
   /** When this process last marked itself alive. */
   private markedAt = 0;
   /** The leader as last seen. */
@@ -110,7 +113,10 @@ export class SharedBudget {
   /** Waits for a start granted by the leader's gate; rejects when Redis fails or the budget closes. */
   async acquire(): Promise<string> {
     const spare = this.spare.shift();
-    if (spare !== undefined) return spare;
+    if (spare !== undefined) {
+      this.held.add(spare);
+      return spare;
+    }
     if (this.closed) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
     // Refused while its want is still on its way (Redis failed elsewhere, the budget closed), it
@@ -126,10 +132,26 @@ export class SharedBudget {
     return granted;
   }
 
-  /** The answer to a granted start (status 0: it failed or was never sent), for the leader's gate. */
+  /**
+   * The answer to a granted start (status 0: it failed or was never sent), for the leader's gate.
+   * A follow-on granted in its place goes at once to the next request waiting, if this one was
+   * admitted, and the answer says so (`@+`): otherwise the leader puts its want back in line.
+   */
   record(grant: string, answer: SharedAnswer): void {
+    this.held.delete(grant);
+    const next = this.follows.get(grant);
+    this.follows.delete(grant);
     if (this.closed) return;
-    this.redis.rpush(this.keys.inbox, `a|${grant}|${encodeAnswer(answer)}`).catch((err: unknown) => this.fail(err));
+    let followed = false;
+    if (next !== undefined && answer.status !== 429 && answer.status !== 0) {
+      const waiter = this.waiters.shift();
+      if (waiter) {
+        followed = true;
+        this.held.add(next);
+        waiter.resolve(next);
+      }
+    }
+    this.redis.rpush(this.keys.inbox, `a|${grant}${followed ? '@+' : ''}|${encodeAnswer(answer)}`).catch((err: unknown) => this.fail(err));
   }
 
   private async readGrants(conn: RedisClient): Promise<void> {
@@ -142,9 +164,24 @@ export class SharedBudget {
       try {
         const got = await conn.blpop(this.grantsKey, POP_S);
         if (!got) continue;
+        const line = got[1];
+        // `f|grant|after`: a follow-on, for as long as `after` is unanswered (a late one is void:
+        // the answer went without it, and the leader put its want back in line). `v|grant`: one
+        // taken back.
+        if (line.startsWith('f|')) {
+          const [, grant, after] = line.split('|') as [string, string, string];
+          if (this.held.has(after)) this.follows.set(after, grant);
+          continue;
+        }
+        if (line.startsWith('v|')) {
+          for (const [after, grant] of this.follows) if (grant === line.slice(2)) this.follows.delete(after);
+          continue;
+        }
         const waiter = this.waiters.shift();
-        if (waiter) waiter.resolve(got[1]);
-        else this.spare.push(got[1]);
+        if (waiter) {
+          this.held.add(line);
+          waiter.resolve(line);
+        } else this.spare.push(line);
       } catch (err) {
         return this.fail(err);
       }
@@ -270,10 +307,10 @@ export class SharedBudget {
     if (kind === 'w') lead.gate.want(a);
     else if (kind === 'c') lead.gate.cancel(a, Number(b) || 0);
     else if (kind === 'a') {
-      const [n, token] = a.split('@');
+      const [n, token, followed] = a.split('@');
       const answer = decodeAnswer(b);
       // Another leader's grant: its gate is gone, and this one never counted it.
-      if (token === lead.token.slice(0, 8) && answer) lead.gate.answer(Number(n), answer, now, { sentAt: answer.sentAt, at: answer.at });
+      if (token === lead.token.slice(0, 8) && answer) lead.gate.answer(Number(n), answer, now, { sentAt: answer.sentAt, at: answer.at }, followed === '+');
     }
   }
 
@@ -287,12 +324,16 @@ export class SharedBudget {
       lead.timer = setTimeout(() => void this.pump(lead).catch((err: unknown) => this.fail(err)), Math.max(0, r.wakeAt - now));
       lead.timer.unref();
     }
-    if (r.grants.length === 0) return;
-    const m = this.redis.multi();
+    const lines: Array<[string, string]> = [];
     const tag = lead.token.slice(0, 8);
-    for (const g of r.grants) {
-      const key = `${this.prefix}grants:${g.proc}`;
-      m.rpush(key, `${g.id}@${tag}`).pexpire(key, STALE_MS);
+    for (const v of r.revokes ?? []) lines.push([v.proc, `v|${v.id}@${tag}`]);
+    for (const g of r.grants) lines.push([g.proc, `${g.id}@${tag}`]);
+    for (const f of r.follows ?? []) lines.push([f.proc, `f|${f.id}@${tag}|${f.after}@${tag}`]);
+    if (lines.length === 0) return;
+    const m = this.redis.multi();
+    for (const [proc, line] of lines) {
+      const key = `${this.prefix}grants:${proc}`;
+      m.rpush(key, line).pexpire(key, STALE_MS);
     }
     await m.exec();
   }

@@ -67,6 +67,8 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
   const pump = () => {
     const r = central.pump(now);
     for (const g of r.grants) at(now + hop(), () => procs[Number(g.proc)]!.granted(g.id));
+    for (const f of r.follows ?? []) at(now + hop(), () => procs[Number(f.proc)]!.follow(f.after, f.id));
+    for (const v of r.revokes ?? []) at(now + hop(), () => procs[Number(v.proc)]!.revoke(v.id));
     if (r.wakeAt !== undefined) {
       const gen = ++timerGen;
       at(Math.max(now, r.wakeAt) + late(), () => gen === timerGen && pump());
@@ -76,11 +78,23 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
   class Proc {
     left = o.rowsEach;
     active = 0;
+    /** Rows whose want is out and not yet granted; grants that came with none waiting. */
+    waiting = 0;
+    spare: number[] = [];
+    /** Grants sent and not yet answered, and the follow-on granted in the place of each. */
+    held = new Set<number>();
+    follows = new Map<number, number>();
     constructor(readonly name: string) {}
     dispatch(): void {
       while (this.active < concurrency && this.left > 0) {
         this.left -= 1;
         this.active += 1;
+        const spare = this.spare.shift();
+        if (spare !== undefined) {
+          this.send(spare);
+          continue;
+        }
+        this.waiting += 1;
         at(now + hop(), () => {
           central.want(this.name);
           pump();
@@ -88,7 +102,20 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
       }
     }
     granted(id: number): void {
+      if (this.waiting === 0) return void this.spare.push(id);
+      this.waiting -= 1;
+      this.send(id);
+    }
+    /** A follow-on counts only while the request whose place it takes is unanswered. */
+    follow(after: number, id: number): void {
+      if (this.held.has(after)) this.follows.set(after, id);
+    }
+    revoke(id: number): void {
+      for (const [after, f] of this.follows) if (f === id) this.follows.delete(after);
+    }
+    send(id: number): void {
       requests += 1;
+      this.held.add(id);
       const sentAt = now;
       at(now + wire(), () => {
         const verdict = limit.admit('key');
@@ -96,11 +123,19 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
           verdict.release?.();
           at(now + wire(), () => {
             this.active -= 1;
+            this.held.delete(id);
             const status = verdict.allowed ? 200 : 429;
+            const next = this.follows.get(id);
+            this.follows.delete(id);
+            const followed = next !== undefined && status !== 429 && this.waiting > 0;
+            if (followed) {
+              this.waiting -= 1;
+              this.send(next);
+            }
             const answer = { status, rateLimit: parseRateLimit(verdict.headers, now), retryAfterMs: parseRetryAfter(verdict.headers['retry-after'], now) };
             const gotAt = now;
             at(now + hop(), () => {
-              central.answer(id, answer, now, { sentAt, at: gotAt });
+              central.answer(id, answer, now, { sentAt, at: gotAt }, followed);
               pump();
             });
             if (status === 429) {
