@@ -347,6 +347,14 @@ export class BlindPace {
     return Math.round((Math.max(1, onServer) * span.rttMinMs) / serviceMs);
   }
 
+  /** The cap is at most `n` in flight (a count made after its 429, see central-gate.ts): never raises it. */
+  capAtMost(n: number, now: number): void {
+    if (n >= this.window) return;
+    this.window = Math.max(1, n);
+    this.lastWindowCutAt = now;
+    this.admittedInflightMax = Math.min(this.admittedInflightMax, this.window - 1);
+  }
+
   /** Nothing waits: growth restarts from the next busy moment. */
   onIdle(): void {
     this.lastGrowthAt = undefined;

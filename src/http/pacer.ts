@@ -186,6 +186,11 @@ export class Pacer {
     return this.headerMode ? Infinity : this.blind.window;
   }
 
+  /** A cap on requests in flight counted lower than read (blind-pace.ts, capAtMost). */
+  capAtMost(n: number, now: number): void {
+    if (!this.headerMode) this.blind.capAtMost(n, now);
+  }
+
   /** Requests that may go at once when a pause ends (a window's quota, once recognised). */
   burstAfter(): number {
     return this.headerMode ? 0 : this.blind.burstAfter();

@@ -32,6 +32,8 @@ const LOCK_MS = 3_000;
 const STALE_MS = 30_000;
 /** A blocking pop gives up after this long (seconds) and looks again (closing, a lost lead). */
 const POP_S = 0.2;
+/** A closing leader waits at most this long (ms) for what it granted to be answered. */
+const HANDOVER_MS = 1_000;
 /** The leader takes at most this many lines of the inbox at once. */
 const DRAIN = 200;
 
@@ -67,6 +69,8 @@ export class SharedBudget {
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private closed = false;
+  /** Closing: a leader hands the lead on once what it granted is answered (close). */
+  private closing = false;
   /** A connection of its own for the blocking pop of this process's grants. */
   private grantConn: RedisClient | undefined;
   /** Every connection opened beside the first: each is closed with the budget. */
@@ -95,7 +99,7 @@ export class SharedBudget {
 
   /** Whether close() was called: what fails after it is the closed connection, not Redis. */
   get isClosed(): boolean {
-    return this.closed;
+    return this.closed || this.closing;
   }
 
   start(hooks: SharedHooks): void {
@@ -117,7 +121,7 @@ export class SharedBudget {
       this.held.add(spare);
       return spare;
     }
-    if (this.closed) throw new Error('the shared budget is closed');
+    if (this.closed || this.closing) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
     // Refused while its want is still on its way (Redis failed elsewhere, the budget closed), it
     // must not count as unhandled meanwhile: the caller gets the refusal from the return below. (A
@@ -206,7 +210,7 @@ export class SharedBudget {
         // A new token for each lead taken: a process that lost the lead and took it again is a new
         // leader to the others, which send again what they wait for.
         const token = randomUUID();
-        if ((await this.redis.set(k.leader, token, 'PX', LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshRate(now));
+        if ((await this.redis.set(k.leader, token, 'PX', LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshState(now));
       }
       // Alive: a leader gives up at once what it granted to a process whose mark has lapsed. A mark
       // that lapsed here (the event loop held for seconds) may have cost this process its wants:
@@ -236,11 +240,14 @@ export class SharedBudget {
         }
         const pace = gate.pace;
         if (pace !== undefined) {
-          await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now)).pexpire(k.state, STALE_MS).exec();
+          // (The cap on requests in flight too: a new leader that had to find it again met a 429 and a
+          // second's pause for it, at the end of every run whose first leader ended first.)
+          const window = gate.gate.pacer.window;
+          await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now), 'window', Number.isFinite(window) ? String(window) : '').pexpire(k.state, STALE_MS).exec();
           hooks.follow(1000 / pace);
         }
       } else {
-        const rate = await this.freshRate(now);
+        const rate = (await this.freshState(now))?.rate;
         if (rate !== undefined) hooks.follow(1000 / rate);
       }
     } catch (err) {
@@ -250,7 +257,7 @@ export class SharedBudget {
     }
   }
 
-  private takeLead(token: string, seedRate: number | undefined): void {
+  private takeLead(token: string, seed: { rate: number; window?: number } | undefined): void {
     // Closed while the lock was being taken (the tick was on its way to Redis): hand it back. (A
     // connection opened now was never closed, and held the process open after its import ended.)
     if (this.closed) {
@@ -258,7 +265,7 @@ export class SharedBudget {
       return;
     }
     const conn = this.connection();
-    this.lead = { token, gate: new CentralGate({ ceiling: this.hooks?.ceiling, seedRate }), conn };
+    this.lead = { token, gate: new CentralGate({ ceiling: this.hooks?.ceiling, seedRate: seed?.rate, seedWindow: seed?.window, now: this.hooks?.now() ?? Date.now() }), conn };
     void this.readInbox(this.lead);
   }
 
@@ -351,11 +358,13 @@ export class SharedBudget {
     return `${this.prefix}alive:${proc}`;
   }
 
-  /** The shared pace, if one was written lately. */
-  private async freshRate(now: number): Promise<number | undefined> {
-    const [rate, at] = await this.redis.hmget(this.keys.state, 'rate', 'at');
+  /** The shared pace (and cap on requests in flight, if one was found), if written lately. */
+  private async freshState(now: number): Promise<{ rate: number; window?: number } | undefined> {
+    const [rate, at, window] = await this.redis.hmget(this.keys.state, 'rate', 'at', 'window');
     const r = Number(rate);
-    return Number.isFinite(r) && r > 0 && now - Number(at) < STALE_MS ? r : undefined;
+    const w = Number(window || NaN);
+    if (!(Number.isFinite(r) && r > 0 && now - Number(at) < STALE_MS)) return undefined;
+    return { rate: r, ...(Number.isInteger(w) && w > 0 ? { window: w } : {}) };
   }
 
   /**
@@ -363,15 +372,28 @@ export class SharedBudget {
    * hands the lead on (the next takes up the pace it wrote).
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    const lines = [...(this.waiters.length > 0 ? [`c|${this.proc}|${this.waiters.length}`] : []), ...this.spare.map((g) => `a|${g}|${encodeAnswer({ at: 0, sentAt: 0, status: 0 })}`)];
+    if (this.closed || this.closing) return;
+    this.closing = true;
+    const lines = [...(this.waiters.length > 0 ? [`c|${this.proc}|${this.waiters.length}`] : []), ...this.spare.splice(0).map((g) => `a|${g}|${encodeAnswer({ at: 0, sentAt: 0, status: 0 })}`)];
+    for (const w of this.waiters.splice(0)) w.reject(new Error('the shared budget is closed'));
+    const pushed = lines.length > 0 ? this.redis.rpush(this.keys.inbox, ...lines).catch(() => undefined) : undefined;
+    const lead = this.lead;
+    if (lead) {
+      // The lead is handed on with nothing in flight: a new leader's gate counts only what it
+      // granted itself, and granted a cap's places again over the last one's requests still at the
+      // server — a 429 and a second's pause at the end of most runs whose first leader ended first.
+      // Nothing more is granted; what was answers within a request's time.
+      lead.gate.drain();
+      await pushed;
+      await this.pump(lead).catch(() => undefined);
+      const until = Date.now() + HANDOVER_MS;
+      while (this.lead === lead && lead.gate.inflight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    }
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    for (const w of this.waiters.splice(0)) w.reject(new Error('the shared budget is closed'));
-    const lead = this.lead;
     this.endLead();
     await Promise.all([
-      lines.length > 0 ? this.redis.rpush(this.keys.inbox, ...lines).catch(() => undefined) : undefined,
+      pushed,
       this.redis.del(this.aliveKey(this.proc)).catch(() => undefined),
       lead ? this.redis.eval(RELEASE, 1, this.keys.leader, lead.token).catch(() => undefined) : undefined,
     ]);

@@ -123,9 +123,57 @@ test('a full cap grants ahead: each want goes in the place of its own process’
   assert.ok(!after.grants.some((x) => x.id === a2), 'the follow-on not sent is void');
 });
 
-test('a new leader takes up the pace the last one left, without a new slow start', () => {
+test('a cap read from a 429 is counted again once every answer beside it is in, and only ever lowered', () => {
+  const g = new CentralGate({ seedRate: 1000 });
+  const ids = [0, 1, 2, 3, 4].map((t) => {
+    g.want('a');
+    const r = g.pump(t);
+    assert.equal(r.grants.length, 1, `a grant at ${t}`);
+    return (r.grants[0] as { id: number }).id;
+  });
+  const [x1, x2, x3, x4, refused] = ids as [number, number, number, number, number];
+  // The first is admitted (40 ms) and heard of at once; the fifth is refused, its answer read 38 ms
+  // late by its busy process; the other three are heard of late, through a slow Redis.
+  g.answer(x1, { status: 200 }, 40.5, { sentAt: 0.2, at: 40.2 });
+  g.answer(refused, { status: 429, retryAfterMs: 1000 }, 42.3, { sentAt: 4.2, at: 42 });
+  assert.equal(g.gate.pacer.window, 4, 'read from the four counted in flight at its send');
+  g.answer(x2, { status: 200 }, 60, { sentAt: 1.2, at: 41.2 });
+  g.answer(x3, { status: 200 }, 61, { sentAt: 2.2, at: 42.5 });
+  assert.equal(g.gate.pacer.window, 4, 'not before every answer beside it is in');
+  // All in: two were still at the server when the refusal left it (answered after it came back).
+  g.answer(x4, { status: 200 }, 62, { sentAt: 3.2, at: 43 });
+  assert.equal(g.gate.pacer.window, 2);
+});
+
+test('a leader closing grants nothing more and takes back what it granted ahead', () => {
+  const g = new CentralGate({ seedRate: 1000 });
+  Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 1, lastWindowCutAt: 0 });
+  g.want('a');
+  const a1 = (g.pump(0).grants[0] as { id: number }).id;
+  g.want('a');
+  g.want('b');
+  const ahead = g.pump(1).follows ?? [];
+  assert.deepEqual(ahead.map((f) => [f.proc, f.after]), [['a', a1]]);
+  g.drain();
+  const drained = g.pump(2);
+  assert.deepEqual(drained.grants, []);
+  assert.deepEqual(drained.revokes, [{ proc: 'a', id: (ahead[0] as { id: number }).id }]);
+  // Its answer without the follow-on: the place is free, but nothing more is granted.
+  g.answer(a1, { status: 200 }, 40, undefined, false);
+  assert.equal(g.inflight, 0);
+  assert.deepEqual(g.pump(41).grants, []);
+});
+
+test('a new leader takes up the pace the last one left, without a new slow start, and the cap it had found', () => {
   const g = new CentralGate({ seedRate: 57 });
   assert.ok(Math.abs((g.pace as number) - 57) < 1, `pace ${g.pace}`);
+  assert.equal(g.gate.pacer.window, Infinity);
+  const c = new CentralGate({ seedRate: 75, seedWindow: 3, now: 1_000 });
+  assert.equal(c.gate.pacer.window, 3);
+  for (const t of [1_000, 1_001, 1_002, 1_003]) c.want(String(t));
+  let granted = 0;
+  for (let t = 1_010; t < 1_500; t += 5) granted += c.pump(t).grants.length;
+  assert.equal(granted, 3, 'three in flight, not four');
 });
 
 // Three imports of about 10 s each at the limit, four seeds; floors a little under the worst seed,
