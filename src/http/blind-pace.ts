@@ -34,6 +34,12 @@ export interface BlindAnswer {
   retryAfterMs?: number | undefined;
   /** Other requests in flight when this one was sent. */
   inflightAtSend: number;
+  /**
+   * Sharing a budget (central-gate.ts): the leader's own count of them, from each grant to its
+   * answer's arrival there — never fewer than the server had, where `inflightAtSend` is a closer
+   * estimate that may fall short.
+   */
+  inflightBound?: number | undefined;
 }
 
 interface Admit {
@@ -427,6 +433,22 @@ export class BlindPace {
       this.window -= 1;
       this.windowGrownAt = -Infinity;
       this.lastWindowCutAt = o.at;
+      return;
+    }
+    // Shared, a cap found: a 429 granted with fewer in flight than the window, by the leader's count
+    // that never falls short, shows the cap lower — where one process's exact count would show the
+    // rate. (A cap of 3 at 40 ms, read as 4 or 5 at the first 429 while the processes started and
+    // every hop through Redis was slow, then met a 429 every few seconds at 3 in flight, each read
+    // as a rate's: 50–58 a second of the 75 it allows, in half the runs.) Each such 429 lowers it by
+    // one at least; one with nothing else in flight is no cap's, nor one whose server held the
+    // admitted no longer than it took to refuse (a bucket read as a cap: three processes on 200/s
+    // burst 20 over a jittery wire fell to 63 % as its rate's 429s shrank the window instead).
+    const serviceMs = span.rttMinMs - span.refusedRttMs;
+    const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
+    if (o.inflightBound !== undefined && this.window !== Infinity && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
+      this.window = o.inflightBound;
+      this.lastWindowCutAt = o.at;
+      this.admittedInflightMax = Math.min(this.admittedInflightMax, this.window - 1);
       return;
     }
     // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a

@@ -78,8 +78,6 @@ export interface PumpResult {
 
 /** Answers kept to count what was in flight at a send (well over any request's time at the server). */
 const DONE_KEEP_MS = 5_000;
-/** A cap read from a 429 is counted again within this long, or not at all (see recheckCap). */
-const RECHECK_MS = 2_000;
 
 export class CentralGate {
   readonly gate: PaceGate;
@@ -218,41 +216,12 @@ export class CentralGate {
       if (followed) this.granted.set(f.id, { ticket: this.gate.startNow(now), proc: f.proc });
       else this.wants.unshift(f.proc);
     }
-    this.recheckCap(now);
     return pause;
   }
 
-  /**
-   * A cap read from a 429 is counted again once every request that may have been at the server
-   * beside it has been answered: at the 429, some of their answers were still on their way through
-   * Redis, and the count ran high — over real HTTP, a cap of 3 at 40 ms was read as 4–7 in the first
-   * second (the processes starting, every hop slow), and each later 429 at 3 in flight was then
-   * read as a rate's, cutting the pace to 50–58 a second of the 75 the cap allows. Counted again,
-   * it only ever comes down (by hand, 5 → 4 and 4 → 3 in seven runs; the rest stood).
-   */
-  private recheckCap(now: number): void {
-    const r = this.recheck;
-    if (r === undefined) return;
-    if (now > r.until) {
-      this.recheck = undefined;
-      return;
-    }
-    // Granted before it, or before it was sent: not all answered yet.
-    for (const [otherId, g] of this.granted) if (otherId < r.id || g.ticket.sentAt <= r.entry.sent) return;
-    this.recheck = undefined;
-    let others = 0;
-    // Held at the server when the refused one arrived: sent before it, and answered after it — the
-    // refusal came straight back, and theirs left the server later over the same wire. (Answered
-    // after it was sent, as at first, counted those whose answers were on their way back then: a
-    // cap of 3 was still read as 4–6.)
-    for (const d of this.done) if (d !== r.entry && d.sent <= r.entry.sent && d.at > r.entry.at) others += 1;
-    this.gate.pacer.capAtMost(others, now);
-  }
-  private recheck: { id: number; entry: { sent: number; at: number }; until: number } | undefined;
 
   private finish(id: number, g: { ticket: Ticket; proc: string }, answer: Answer, now: number, timing: { sentAt: number; at: number } | undefined): number {
     let ticket = g.ticket;
-    let doneEntry: { sent: number; at: number } | undefined;
     // What was in flight at the server when this request was sent: the leader counts a request in
     // flight from its grant until its answer comes back through Redis, so its own count runs high
     // by two hops and two processes' event loops — on a loaded machine, several milliseconds a
@@ -270,14 +239,12 @@ export class CentralGate {
       let others = 0;
       for (const [otherId, o] of this.granted) if (otherId < id && o.ticket.sentAt <= sent) others += 1;
       for (const d of this.done) if (d.sent <= sent && d.at > sent) others += 1;
-      doneEntry = { sent, at: timing.at + offset };
-      this.done.push(doneEntry);
+      this.done.push({ sent, at: timing.at + offset });
       ticket = { ...ticket, atServerAtSend: Math.min(ticket.inflightAtSend, others) };
     }
     const window = this.gate.pacer.window;
     const resumeAt = this.gate.pacer.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
-    if (answer.status === 429 && this.gate.pacer.window < window && doneEntry !== undefined) this.recheck = { id, entry: doneEntry, until: now + RECHECK_MS };
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.
     if (this.gate.pacer.resumeAt > resumeAt || this.gate.pacer.window < window) this.revokeAll();

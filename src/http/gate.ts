@@ -250,6 +250,8 @@ export class PaceGate {
       retryAfterMs: answer.retryAfterMs,
       inflightOthers: this.inflight,
       inflightAtSend: ticket.atServerAtSend ?? ticket.inflightAtSend,
+      // (Shared, the leader's own count is an upper bound; alone, the count is exact.)
+      inflightBound: ticket.atServerAtSend !== undefined ? ticket.inflightAtSend : undefined,
     };
     const admitted = answer.status !== 429 && answer.status !== 0;
     this.logAnswer(ticket.seq, now, admitted);

@@ -49,6 +49,8 @@ export interface Observation {
   inflightOthers: number;
   /** Requests in flight besides this one when it was sent. */
   inflightAtSend?: number;
+  /** Sharing a budget: an upper bound of that count (blind-pace.ts, BlindAnswer). */
+  inflightBound?: number | undefined;
 }
 
 export interface PacerOptions {
@@ -262,7 +264,7 @@ export class Pacer {
     const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 2;
     if (rl?.remaining !== undefined && tellsRefill) this.observeQuota(o, rl);
     if (!this.headerMode) {
-      const wait = this.blind.observe({ at: o.at, sentAt: o.sentAt, status: o.status, retryAfterMs: o.retryAfterMs, inflightAtSend: o.inflightAtSend ?? 0 });
+      const wait = this.blind.observe({ at: o.at, sentAt: o.sentAt, status: o.status, retryAfterMs: o.retryAfterMs, inflightAtSend: o.inflightAtSend ?? 0, inflightBound: o.inflightBound });
       if (o.status === 429) {
         this.throttled += 1;
         this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
