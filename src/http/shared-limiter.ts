@@ -260,7 +260,7 @@ export class SharedBudget {
   private takeLead(token: string, seed: { rate: number; window?: number } | undefined): void {
     // Closed while the lock was being taken (the tick was on its way to Redis): hand it back. (A
     // connection opened now was never closed, and held the process open after its import ended.)
-    if (this.closed) {
+    if (this.closed || this.closing) {
       this.redis.eval(RELEASE, 1, this.keys.leader, token).catch(() => undefined);
       return;
     }
@@ -391,11 +391,12 @@ export class SharedBudget {
     }
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    const leading = this.lead;
     this.endLead();
     await Promise.all([
       pushed,
       this.redis.del(this.aliveKey(this.proc)).catch(() => undefined),
-      lead ? this.redis.eval(RELEASE, 1, this.keys.leader, lead.token).catch(() => undefined) : undefined,
+      leading ? this.redis.eval(RELEASE, 1, this.keys.leader, leading.token).catch(() => undefined) : undefined,
     ]);
     for (const conn of this.conns) conn.disconnect();
     this.redis.disconnect();
