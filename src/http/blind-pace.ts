@@ -134,6 +134,8 @@ const FAST_RATE = 100;
 const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
 const WINDOW_GROW_MS = 60_000;
+/** Shared, a cap this new is still lowered by a 429 granted with fewer in flight (learn()). */
+const WINDOW_NEW_MS = 10_000;
 /** A refusal's round trip this share of an admitted one's is a wire's: a cap's window then spans it. */
 const WIRE_SHARE = 0.1;
 /** …and an admission's round trip longer than a refusal's by this share of it is its service time. */
@@ -235,6 +237,8 @@ export class BlindPace {
   private pausedUntil = -Infinity;
   private consecutive429 = 0;
   private lastWindowCutAt = -Infinity;
+  /** When a cap was first found (or handed over): see the shared rule in learn(). */
+  private windowFoundAt = -Infinity;
   /** When the window last grew by one (a probe that the next 429, if soon, takes back). */
   private windowGrownAt = -Infinity;
   /** The lowest pace that met a 429 (relaxed slowly upward while none comes): the probe stays under it. */
@@ -356,6 +360,7 @@ export class BlindPace {
   /** The cap is at most `n` in flight (a count made after its 429, see central-gate.ts): never raises it. */
   capAtMost(n: number, now: number): void {
     if (n >= this.window) return;
+    if (this.window === Infinity) this.windowFoundAt = now;
     this.window = Math.max(1, n);
     this.lastWindowCutAt = now;
     this.admittedInflightMax = Math.min(this.admittedInflightMax, this.window - 1);
@@ -443,9 +448,12 @@ export class BlindPace {
     // one at least; one with nothing else in flight is no cap's, nor one whose server held the
     // admitted no longer than it took to refuse (a bucket read as a cap: three processes on 200/s
     // burst 20 over a jittery wire fell to 63 % as its rate's 429s shrank the window instead).
+    // Only while the cap is new (its first reading, or one handed over): later, the gate never grants
+    // past the window, so every 429 would pass, and an API whose handler takes a while behind a
+    // quick 429 — a rate limit, its cap misread — would have its window ratcheted to one.
     const serviceMs = span.rttMinMs - span.refusedRttMs;
     const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
-    if (o.inflightBound !== undefined && this.window !== Infinity && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
+    if (o.inflightBound !== undefined && this.window !== Infinity && o.sentAt - this.windowFoundAt < WINDOW_NEW_MS && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
       this.window = o.inflightBound;
       this.lastWindowCutAt = o.at;
       this.admittedInflightMax = Math.min(this.admittedInflightMax, this.window - 1);
@@ -470,6 +478,7 @@ export class BlindPace {
     if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend) && !this.slowStartRateLimited(rateBefore)) {
       // It had k others in flight, so the cap is at most k; admitted ones had up to spanMaxInflight.
       // (Over a wire, wider — but a cut never raises the window.)
+      if (this.window === Infinity) this.windowFoundAt = o.at;
       this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend, Math.min(this.window - 1, this.windowOverWire(span)));
       this.lastWindowCutAt = o.at;
       this.admittedInflightMax = this.spanMaxInflight;

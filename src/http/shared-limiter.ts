@@ -109,9 +109,9 @@ export class SharedBudget {
     this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS).catch((err: unknown) => this.fail(err));
     this.grantConn = this.connection();
     void this.readGrants(this.grantConn);
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
-    void this.tick();
+    this.tick();
   }
 
   /** Waits for a start granted by the leader's gate; rejects when Redis fails or the budget closes. */
@@ -198,15 +198,21 @@ export class SharedBudget {
     this.hooks?.lost(err);
   }
 
-  private async tick(): Promise<void> {
-    const hooks = this.hooks;
-    if (this.ticking || this.closed || !hooks) return;
+  /** One tick at a time; close() waits for the one under way (see close). */
+  private tick(): void {
+    if (this.ticking || this.closed || !this.hooks) return;
     this.ticking = true;
+    this.tickRun = this.tickOnce(this.hooks).finally(() => (this.ticking = false));
+  }
+  private tickRun: Promise<void> | undefined;
+
+  private async tickOnce(hooks: SharedHooks): Promise<void> {
     try {
       const k = this.keys;
       const now = hooks.now();
       if (this.lead && Number(await this.redis.eval(RENEW, 1, k.leader, this.lead.token, String(LOCK_MS))) !== 1) this.endLead();
-      if (!this.lead) {
+      // (Closing, no lead is taken up: it would only have to be handed on again.)
+      if (!this.lead && !this.closing) {
         // A new token for each lead taken: a process that lost the lead and took it again is a new
         // leader to the others, which send again what they wait for.
         const token = randomUUID();
@@ -218,10 +224,16 @@ export class SharedBudget {
       const lapsed = now - this.markedAt >= LOCK_MS;
       await this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS);
       this.markedAt = now;
-      if (lapsed && this.waiters.length > 0) await this.redis.rpush(k.inbox, ...this.waiters.map(() => `w|${this.proc}`));
+      if (lapsed) {
+        // The leader has dropped this process: what it granted ahead counts no more.
+        this.follows.clear();
+        if (this.waiters.length > 0) await this.redis.rpush(k.inbox, ...this.waiters.map(() => `w|${this.proc}`));
+      }
       const leader = this.lead ? this.lead.token : await this.redis.get(k.leader);
       if (leader !== null && leader !== this.leaderSeen) {
         this.leaderSeen = leader;
+        // What the last leader granted ahead, the new one never counted: not to be sent.
+        for (const [after, grant] of this.follows) if (!grant.endsWith(`@${leader.slice(0, 8)}`)) this.follows.delete(after);
         // Wants the last leader took and did not grant went with it: ask the new one again.
         const again = this.waiters.filter((w) => w.leader !== null && w.leader !== leader);
         for (const w of this.waiters) w.leader = leader;
@@ -252,8 +264,6 @@ export class SharedBudget {
       }
     } catch (err) {
       this.fail(err);
-    } finally {
-      this.ticking = false;
     }
   }
 
@@ -391,6 +401,10 @@ export class SharedBudget {
     }
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    // A tick under way may still renew or take the lock, or mark this process alive again: it
+    // ends first, so that what follows is the last word (an orphaned lock held every process for
+    // its 3 s).
+    await this.tickRun?.catch(() => undefined);
     const leading = this.lead;
     this.endLead();
     await Promise.all([

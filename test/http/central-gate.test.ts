@@ -123,26 +123,33 @@ test('a full cap grants ahead: each want goes in the place of its own process’
   assert.ok(!after.grants.some((x) => x.id === a2), 'the follow-on not sent is void');
 });
 
-test('a cap found too high: a 429 granted with fewer in flight lowers it, and leaves the pace as it was', () => {
-  const g = new CentralGate({ seedRate: 100 });
-  Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 5, lastWindowCutAt: 0 });
-  const grant = (t: number) => {
-    g.want('a');
-    const r = g.pump(t);
-    assert.equal(r.grants.length, 1, `a grant at ${t}`);
-    return (r.grants[0] as { id: number }).id;
+test('a cap found too high: a 429 granted with fewer in flight lowers it while it is new, and leaves the pace as it was', () => {
+  const read = (foundAt: number) => {
+    const g = new CentralGate({ seedRate: 100 });
+    Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 5, lastWindowCutAt: 0, windowFoundAt: foundAt });
+    const grant = (t: number) => {
+      g.want('a');
+      const r = g.pump(t);
+      assert.equal(r.grants.length, 1, `a grant at ${t}`);
+      return (r.grants[0] as { id: number }).id;
+    };
+    for (const t of [0, 10, 20]) grant(t);
+    const fourth = grant(30);
+    // The server holds each admitted request 40 ms, and refuses at once. The fourth was admitted
+    // with three in flight (it reached the server as the first left), so three in flight is no
+    // proof of a cap by the rule one process uses.
+    g.answer(fourth, { status: 200 }, 70.5, { sentAt: 30.2, at: 70.2 });
+    const pace = g.gate.pacer.pace;
+    // The next, granted with three in flight by the leader's count, is refused: the cap is 3 at
+    // most. (One process's exact count would have read it as the rate's, and cut the pace.)
+    const refused = grant(71);
+    g.answer(refused, { status: 429, retryAfterMs: 1000 }, 74, { sentAt: 71.2, at: 73.5 });
+    return { window: g.gate.pacer.window, paceKept: g.gate.pacer.pace === pace };
   };
-  const first = grant(0);
-  for (const t of [10, 20, 30]) grant(t);
-  // The server holds each admitted request 40 ms, and refuses at once.
-  g.answer(first, { status: 200 }, 40.5, { sentAt: 0.2, at: 40.2 });
-  const pace = g.gate.pacer.pace;
-  // The next, granted with three in flight by the leader's count, is refused: the cap is 3 at most.
-  // (One process's exact count would have read it as the rate's, and cut the pace.)
-  const refused = grant(41);
-  g.answer(refused, { status: 429, retryAfterMs: 1000 }, 44, { sentAt: 41.2, at: 43.5 });
-  assert.equal(g.gate.pacer.window, 3);
-  assert.equal(g.gate.pacer.pace, pace);
+  assert.deepEqual(read(0), { window: 3, paceKept: true });
+  // A cap found 20 s ago is no longer lowered this way: the gate never grants past it, so every
+  // later 429 would — a rate limit's too, its cap misread.
+  assert.equal(read(-20_000).window, 5);
 });
 
 test('a leader closing grants nothing more and takes back what it granted ahead', () => {
