@@ -357,7 +357,7 @@ export class BlindPace {
     return Math.round((Math.max(1, onServer) * span.rttMinMs) / serviceMs);
   }
 
-  /** The cap is at most `n` in flight (a count made after its 429, see central-gate.ts): never raises it. */
+  /** The cap is at most `n` in flight (a leader's count, or the cap a last leader handed over): never raises it. */
   capAtMost(n: number, now: number): void {
     if (n >= this.window) return;
     if (this.window === Infinity) this.windowFoundAt = now;
@@ -454,9 +454,7 @@ export class BlindPace {
     const serviceMs = span.rttMinMs - span.refusedRttMs;
     const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
     if (o.inflightBound !== undefined && this.window !== Infinity && o.sentAt - this.windowFoundAt < WINDOW_NEW_MS && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
-      this.window = o.inflightBound;
-      this.lastWindowCutAt = o.at;
-      this.admittedInflightMax = Math.min(this.admittedInflightMax, this.window - 1);
+      this.capAtMost(o.inflightBound, o.at);
       return;
     }
     // Sending a window's quota at once, the 429 that ends it is expected: nothing to learn — not a

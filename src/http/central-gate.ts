@@ -219,7 +219,6 @@ export class CentralGate {
     return pause;
   }
 
-
   private finish(id: number, g: { ticket: Ticket; proc: string }, answer: Answer, now: number, timing: { sentAt: number; at: number } | undefined): number {
     let ticket = g.ticket;
     // What was in flight at the server when this request was sent: the leader counts a request in

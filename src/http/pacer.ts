@@ -188,7 +188,7 @@ export class Pacer {
     return this.headerMode ? Infinity : this.blind.window;
   }
 
-  /** A cap on requests in flight counted lower than read (blind-pace.ts, capAtMost). */
+  /** A cap on requests in flight found elsewhere: the last leader's, handed over (blind-pace.ts, capAtMost). */
   capAtMost(n: number, now: number): void {
     if (!this.headerMode) this.blind.capAtMost(n, now);
   }

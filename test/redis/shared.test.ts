@@ -22,6 +22,22 @@ function leads(dir: string, p: number, n: number): string {
   return file;
 }
 
+/**
+ * Two budgets on one key, started in turn: the first leads, with one start granted to itself. The
+ * second is started, nothing asked of it yet.
+ */
+async function leaderAndOther(id: string, hooks: { now(): number; follow(): void; lost(err: unknown): void }) {
+  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
+  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
+  const leader = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  const other = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  assert.ok(leader && other);
+  leader.start(hooks);
+  const first = await leader.acquire();
+  other.start(hooks);
+  return { leader, other, first };
+}
+
 test('three imports at once with the same key share the budget: each row once, pace ≤ R, ≤ 2 % 429s', { skip }, async (t) => {
   const R = 20;
   const N = 80;
@@ -153,17 +169,8 @@ test('a budget closed at the end of a job reports no failure for what was still 
 });
 
 test('a process killed with starts granted to it: the leader gives them up within its mark’s 3 s, not never', { skip }, async () => {
-  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
-  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
-  const id = `callctl:test-killed-${process.pid}`;
   const hooks = { now: () => Date.now(), follow: () => undefined, lost: (err: unknown) => assert.fail(String(err)) };
-  const leader = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
-  const other = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
-  assert.ok(leader && other);
-  leader.start(hooks);
-  // The first to start leads: its own want is granted first.
-  await leader.acquire();
-  other.start(hooks);
+  const { leader, other } = await leaderAndOther(`callctl:test-killed-${process.pid}`, hooks);
   await Promise.all([other.acquire(), other.acquire()]);
   // The leader's gate counts them in flight (its state, reached into: nothing else shows it).
   const gate = (leader as unknown as { lead: { gate: { inflight: number } } }).lead.gate;
@@ -182,19 +189,11 @@ test('a process killed with starts granted to it: the leader gives them up withi
 });
 
 test('a budget closed just as it takes the lead another let go leaves no connection open', { skip }, async () => {
-  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
-  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
   const port = Number(new URL(REDIS!).port || 6379);
   // Sockets to Redis still open in this process: each one would hold an ended import open for good.
   const open = () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h) => (h as { remotePort?: number }).remotePort === port && !(h as { destroyed?: boolean }).destroyed).length;
   const hooks = { now: () => Date.now(), follow: () => undefined, lost: () => undefined };
-  const id = `callctl:test-close-lead-${process.pid}`;
-  const a = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
-  const b = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
-  assert.ok(a && b);
-  a.start(hooks);
-  await a.acquire();
-  b.start(hooks);
+  const { leader: a, other: b } = await leaderAndOther(`callctl:test-close-lead-${process.pid}`, hooks);
   // The leader ends and lets go of its lock; the other closes the moment its tick has taken the
   // lock up, before it opens its lead. (Three imports by hand: one printed its summary and never
   // exited — its lead's connection was opened after it closed.)
@@ -233,4 +232,30 @@ test('three imports against a cap on requests in flight, one budget: each row on
   const st = sb.stats();
   // Finding the cap takes a 429 or two, whatever the run's length.
   assert.ok(st.throttled <= Math.max(4, 0.02 * st.requests), `429 share ${st.throttled}/${st.requests}`);
+});
+
+test('a leader closing hands over once what it granted is answered, with the cap it found', { skip }, async (t) => {
+  const hooks = { now: () => Date.now(), follow: () => undefined, lost: (err: unknown) => assert.fail(String(err)) };
+  const id = `callctl:test-handover-${process.pid}`;
+  const { leader, other, first } = await leaderAndOther(id, hooks);
+  t.after(() => Promise.all([leader.close(), other.close()]));
+  leader.record(first, { at: Date.now(), sentAt: Date.now() - 1, status: 200 });
+  const lead = (b: unknown) => (b as { lead?: { gate: { gate: { pacer: { window: number } } } } }).lead;
+  // A cap of 3 found by the leader (its gate's state, reached into: nothing else shows it), and
+  // written to the budget's state with the pace at its next tick.
+  Object.assign((lead(leader)?.gate.gate.pacer as unknown as { blind: object }).blind, { window: 3, lastWindowCutAt: Date.now() });
+  await new Promise((r) => setTimeout(r, 120));
+  const granted = await other.acquire();
+  const sentAt = Date.now();
+  let closed = false;
+  const closing = leader.close().then(() => (closed = true));
+  await new Promise((r) => setTimeout(r, 300));
+  // Still at the server: the leader holds on, so that no new gate grants its place again.
+  assert.equal(closed, false, 'the leader let go with a request still in flight');
+  assert.equal(lead(other), undefined);
+  other.record(granted, { at: Date.now(), sentAt, status: 200 });
+  await closing;
+  const from = Date.now();
+  while (lead(other) === undefined && Date.now() - from < 2_000) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(lead(other)?.gate.gate.pacer.window, 3, 'the next leader starts from the cap found');
 });
