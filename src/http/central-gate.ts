@@ -142,6 +142,10 @@ export class CentralGate {
     if (this.draining) return { grants, ...this.extras([]) };
     // Bounded by the wants: each round grants one or returns.
     while (this.wants.length > 0) {
+      if (this.granted.size >= this.rampLimit()) {
+        this.held = true;
+        return { grants, ...this.extras([]), onAnswer: true };
+      }
       // As in one process (limiter.ts): the pace is the bottleneck when others wait behind this
       // want, or this one was held back already.
       const verdict = this.gate.start(now, this.held || this.wants.length > 1);
@@ -159,6 +163,26 @@ export class CentralGate {
     this.held = false;
     return { grants, ...this.extras([]) };
   }
+
+  /**
+   * Most requests in flight the gate grants after a pause, once a cap is known and the server says
+   * nothing: half the window at first (two at least), then half as many again as were in flight
+   * together with one admitted since, up to the window — a round trip or two. A cap read too high
+   * (shared, answers come through Redis and a process's event loop: on a loaded machine tens of
+   * milliseconds late while the imports start, and a cap of 2 was read as 5) sent its whole window
+   * at once after each pause, three more 429s each time, twice, before it was lowered. Now it meets
+   * one, which lowers it (blind-pace.ts, the leader's count). (From two, it cost a cap of 10 at
+   * 200 ms 2 % of its pace in the simulation; from the start, before any cap is known, a fifth.)
+   */
+  private rampLimit(): number {
+    const pacer = this.gate.pacer;
+    if (!pacer.isBlind || pacer.window === Infinity) return Infinity;
+    const limit = Math.max(2, Math.floor(pacer.window / 2), this.sincePause + 1, Math.floor(1.5 * this.sincePause));
+    // (At the window, the gate's own count holds it, and grants ahead while it is full.)
+    return limit >= pacer.window ? Infinity : limit;
+  }
+  /** Most requests in flight together (the count a cap is read from) with one admitted since the last pause. */
+  private sincePause = 0;
 
   private extras(follows: FollowOn[]): Pick<PumpResult, 'follows' | 'revokes'> {
     const revokes = this.revoked.splice(0);
@@ -244,6 +268,8 @@ export class CentralGate {
     const window = this.gate.pacer.window;
     const resumeAt = this.gate.pacer.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
+    if (this.gate.pacer.resumeAt > resumeAt) this.sincePause = 0;
+    else if (answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.sincePause = Math.max(this.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.
     if (this.gate.pacer.resumeAt > resumeAt || this.gate.pacer.window < window) this.revokeAll();

@@ -124,9 +124,13 @@ test('a full cap grants ahead: each want goes in the place of its own process’
 });
 
 test('a cap found too high: a 429 granted with fewer in flight lowers it while it is new, and leaves the pace as it was', () => {
-  const read = (foundAt: number) => {
+  const read = (foundAt: number, refusedFirst = false) => {
     const g = new CentralGate({ seedRate: 100 });
-    Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 5, lastWindowCutAt: 0, windowFoundAt: foundAt });
+    // (Admitted round trips of 40 ms seen before: what shows the server's service time to a 429
+    // that comes before any admitted answer of its own span.)
+    Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 5, lastWindowCutAt: 0, windowFoundAt: foundAt, ...(refusedFirst ? { admittedRttMin: 40.3 } : {}) });
+    // Four in flight admitted together since the pause (reached into: the ramp's count).
+    Object.assign(g as unknown as object, { sincePause: 4 });
     const grant = (t: number) => {
       g.want('a');
       const r = g.pump(t);
@@ -138,18 +142,46 @@ test('a cap found too high: a 429 granted with fewer in flight lowers it while i
     // The server holds each admitted request 40 ms, and refuses at once. The fourth was admitted
     // with three in flight (it reached the server as the first left), so three in flight is no
     // proof of a cap by the rule one process uses.
-    g.answer(fourth, { status: 200 }, 70.5, { sentAt: 30.2, at: 70.2 });
+    if (!refusedFirst) g.answer(fourth, { status: 200 }, 70.5, { sentAt: 30.2, at: 70.2 });
     const pace = g.gate.pacer.pace;
     // The next, granted with three in flight by the leader's count, is refused: the cap is 3 at
     // most. (One process's exact count would have read it as the rate's, and cut the pace.)
-    const refused = grant(71);
-    g.answer(refused, { status: 429, retryAfterMs: 1000 }, 74, { sentAt: 71.2, at: 73.5 });
+    const refused = grant(refusedFirst ? 40 : 71);
+    if (refusedFirst) g.answer(refused, { status: 429, retryAfterMs: 1000 }, 43, { sentAt: 40.2, at: 42.5 });
+    else g.answer(refused, { status: 429, retryAfterMs: 1000 }, 74, { sentAt: 71.2, at: 73.5 });
     return { window: g.gate.pacer.window, paceKept: g.gate.pacer.pace === pace };
   };
   assert.deepEqual(read(0), { window: 3, paceKept: true });
+  // The 429 heard before any admitted answer of its span (the first requests after a pause, their
+  // answers still on their way): the service time is the one seen before. (Read as none, the pace
+  // was cut and the cap kept at 5: a third burst of 429s came before it was lowered.)
+  assert.deepEqual(read(0, true), { window: 4, paceKept: true });
   // A cap found 20 s ago is no longer lowered this way: the gate never grants past it, so every
   // later 429 would — a rate limit's too, its cap misread.
   assert.equal(read(-20_000).window, 5);
+});
+
+test('after a pause, a known cap fills again from half its window as answers show more in flight, not all at once', () => {
+  const g = new CentralGate({ seedRate: 1000 });
+  // A cap of 6 found (reached into, as above); the requests take 40 ms and reach the server at once.
+  Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 6, lastWindowCutAt: 0, windowFoundAt: 0 });
+  for (let i = 0; i < 8; i++) g.want('a');
+  const ids: number[] = [];
+  const pumpUntil = (to: number, from: number) => {
+    for (let t = from; t < to; t++) ids.push(...g.pump(t).grants.map((x) => x.id));
+  };
+  pumpUntil(20, 0);
+  // Half the window before any answer: had it been read too high, one 429 in this round trip, not
+  // three (shared, a cap of 2 read as 5 met three at each of two pauses).
+  assert.equal(g.inflight, 3);
+  // The third was admitted with two others: four in flight together at most now ...
+  g.answer(ids[2] as number, { status: 200 }, 42, { sentAt: 2.1, at: 42.1 });
+  pumpUntil(60, 42);
+  assert.equal(g.inflight, 4);
+  // ... and with three others admitted (the fifth, sent beside the first two and the fourth), the window.
+  g.answer(ids[4] as number, { status: 200 }, 82, { sentAt: 42.1, at: 82.1 });
+  pumpUntil(100, 82);
+  assert.equal(g.inflight, 6);
 });
 
 test('a leader closing grants nothing more and takes back what it granted ahead', () => {
@@ -178,9 +210,16 @@ test('a new leader takes up the pace the last one left, without a new slow start
   const c = new CentralGate({ seedRate: 75, seedWindow: 3, now: 1_000 });
   assert.equal(c.gate.pacer.window, 3);
   for (const t of [1_000, 1_001, 1_002, 1_003]) c.want(String(t));
+  // Two at first (the ramp: nothing was yet admitted under this leader) ...
+  const first: number[] = [];
+  for (let t = 1_010; t < 1_200; t += 5) first.push(...c.pump(t).grants.map((x) => x.id));
+  assert.equal(first.length, 2, 'two in flight before an answer');
+  // ... and once two in flight together were admitted, the cap it had found: three, not four.
+  c.answer(first[1] as number, { status: 200 }, 1_200);
   let granted = 0;
-  for (let t = 1_010; t < 1_500; t += 5) granted += c.pump(t).grants.length;
-  assert.equal(granted, 3, 'three in flight, not four');
+  for (let t = 1_205; t < 1_500; t += 5) granted += c.pump(t).grants.length;
+  assert.equal(c.inflight, 3, 'three in flight, not four');
+  assert.equal(granted, 2);
 });
 
 // Three imports of about 10 s each at the limit, four seeds; floors a little under the worst seed,
