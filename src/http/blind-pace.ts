@@ -218,8 +218,6 @@ export class BlindPace {
    * of 5 refilling 10 a second over a 40-ms wire look larger: 87 -> 69 %.)
    */
   private lastSpan: Span | undefined;
-  /** The least round trip of an admitted request seen yet (see learn). */
-  private admittedRttMin = Infinity;
   private lastSpanStart = Infinity;
   /** The spans a recognised window's quota was read from (judgeBurst): their late answers raise it. */
   private quotaFrom: Span[] = [];
@@ -390,7 +388,6 @@ export class BlindPace {
         this.admittedAt.push(o.sentAt);
         if (this.spanAdmits.length < SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
       }
-      if (o.at > o.sentAt) this.admittedRttMin = Math.min(this.admittedRttMin, o.at - o.sentAt);
       // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
       // 429 is learned, and the next span begins after the pause, later than the refused send.)
       if (this.lastSpan !== undefined && o.sentAt >= this.lastSpan.refusedAt && o.sentAt < this.lastSpan.refusedAt + this.lastSpan.jitterMs && o.sentAt < this.pausedUntil) {
@@ -454,14 +451,8 @@ export class BlindPace {
     // Only while the cap is new (its first reading, or one handed over): later, the gate never grants
     // past the window, so every 429 would pass, and an API whose handler takes a while behind a
     // quick 429 — a rate limit, its cap misread — would have its window ratcheted to one.
-    // (The least admitted round trip seen yet, not only the span's: the first requests after a
-    // pause meet the cap's 429 before any answer of theirs has come back through Redis, and while
-    // the processes start, a refusal read late looked as long as an admission. Read as no service
-    // either way, the cap's second 429 cut the rate, and a third came before the cap was lowered. A
-    // bucket's round trips are alike, refused or admitted: a lower least one shows no service there.)
-    const rttMinMs = Math.min(span.rttMinMs, this.admittedRttMin);
-    const serviceMs = rttMinMs - span.refusedRttMs;
-    const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * rttMinMs, 2 * span.jitterMs);
+    const serviceMs = span.rttMinMs - span.refusedRttMs;
+    const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
     if (o.inflightBound !== undefined && this.window !== Infinity && o.sentAt - this.windowFoundAt < WINDOW_NEW_MS && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
       this.capAtMost(o.inflightBound, o.at);
       return;

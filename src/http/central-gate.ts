@@ -76,6 +76,9 @@ export interface PumpResult {
   onAnswer?: boolean;
 }
 
+/** A ramp after a pause (see rampLimit) ends this long after the pause at the latest (ms). */
+const RAMP_MS = 1_000;
+
 /** Answers kept to count what was in flight at a send (well over any request's time at the server). */
 const DONE_KEEP_MS = 5_000;
 
@@ -95,7 +98,10 @@ export class CentralGate {
   constructor(opts: { ceiling?: number | undefined; seedRate?: number | undefined; seedWindow?: number | undefined; now?: number; random?: () => number }) {
     this.gate = new PaceGate({ ceiling: opts.ceiling, random: opts.random });
     if (opts.seedRate !== undefined && opts.seedRate > 0) this.gate.pacer.seed(opts.seedRate);
-    if (opts.seedWindow !== undefined && opts.seedWindow > 0) this.gate.pacer.capAtMost(opts.seedWindow, opts.now ?? 0);
+    if (opts.seedWindow !== undefined && opts.seedWindow > 0) {
+      this.gate.pacer.capAtMost(opts.seedWindow, opts.now ?? 0);
+      this.startRamp(opts.now ?? 0);
+    }
   }
 
   /** A process asks for a start. */
@@ -142,7 +148,7 @@ export class CentralGate {
     if (this.draining) return { grants, ...this.extras([]) };
     // Bounded by the wants: each round grants one or returns.
     while (this.wants.length > 0) {
-      if (this.granted.size >= this.rampLimit()) {
+      if (this.granted.size >= this.rampLimit(now)) {
         this.held = true;
         return { grants, ...this.extras([]), onAnswer: true };
       }
@@ -165,24 +171,36 @@ export class CentralGate {
   }
 
   /**
-   * Most requests in flight the gate grants after a pause, once a cap is known and the server says
-   * nothing: half the window at first (two at least), then half as many again as were in flight
-   * together with one admitted since, up to the window — a round trip or two. A cap read too high
-   * (shared, answers come through Redis and a process's event loop: on a loaded machine tens of
-   * milliseconds late while the imports start, and a cap of 2 was read as 5) sent its whole window
-   * at once after each pause, three more 429s each time, twice, before it was lowered. Now it meets
-   * one, which lowers it (blind-pace.ts, the leader's count). (From two, it cost a cap of 10 at
-   * 200 ms 2 % of its pace in the simulation; from the start, before any cap is known, a fifth.)
+   * Most requests in flight the gate grants after a pause (or as a new leader given a cap), once a
+   * cap is known and the server says nothing: half the window at first (two at least), then half
+   * as many again as were in flight together with one admitted since, until that reaches the window
+   * or a second has passed (`RAMP_MS`) — a round trip or two. A cap read too high (shared, answers
+   * come through Redis and a process's event loop: on a loaded machine tens of milliseconds late
+   * while the imports start, and a cap of 2 was read as 5) sent its whole window at once after each
+   * pause, three more 429s each time, twice, before it was lowered. Now it meets one, after an
+   * admitted answer of its own span, whose service time lets it lower the cap (blind-pace.ts, the
+   * leader's count). (From two, it cost a cap of 10 at 200 ms 2 % of its pace in the simulation;
+   * from the start, before any cap is known, a fifth.)
    */
-  private rampLimit(): number {
+  private rampLimit(now: number): number {
     const pacer = this.gate.pacer;
-    if (!pacer.isBlind || pacer.window === Infinity) return Infinity;
+    if (!this.ramping || pacer.window === Infinity) return Infinity;
     const limit = Math.max(2, Math.floor(pacer.window / 2), this.sincePause + 1, Math.floor(1.5 * this.sincePause));
     // (At the window, the gate's own count holds it, and grants ahead while it is full.)
-    return limit >= pacer.window ? Infinity : limit;
+    if (limit < pacer.window && now < this.rampEnd) return limit;
+    this.ramping = false;
+    return Infinity;
   }
-  /** Most requests in flight together (the count a cap is read from) with one admitted since the last pause. */
+  /** Most requests in flight together (the count a cap is read from) with one admitted, sent since the last pause. */
   private sincePause = 0;
+  /** A ramp is under way (see rampLimit), until then at the latest. */
+  private ramping = false;
+  private rampEnd = -Infinity;
+  private startRamp(at: number): void {
+    this.sincePause = 0;
+    this.ramping = true;
+    this.rampEnd = at + RAMP_MS;
+  }
 
   private extras(follows: FollowOn[]): Pick<PumpResult, 'follows' | 'revokes'> {
     const revokes = this.revoked.splice(0);
@@ -268,7 +286,7 @@ export class CentralGate {
     const window = this.gate.pacer.window;
     const resumeAt = this.gate.pacer.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
-    if (this.gate.pacer.resumeAt > resumeAt) this.sincePause = 0;
+    if (this.gate.pacer.resumeAt > resumeAt) this.startRamp(this.gate.pacer.resumeAt);
     else if (answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.sincePause = Math.max(this.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.

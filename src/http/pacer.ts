@@ -188,11 +188,6 @@ export class Pacer {
     return this.headerMode ? Infinity : this.blind.window;
   }
 
-  /** Whether the server has published no rate-limit header yet (the blind regime). */
-  get isBlind(): boolean {
-    return !this.headerMode;
-  }
-
   /** A cap on requests in flight found elsewhere: the last leader's, handed over (blind-pace.ts, capAtMost). */
   capAtMost(n: number, now: number): void {
     if (!this.headerMode) this.blind.capAtMost(n, now);

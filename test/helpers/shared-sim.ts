@@ -69,10 +69,9 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     for (const g of r.grants) at(now + hop(), () => procs[Number(g.proc)]!.granted(g.id));
     for (const f of r.follows ?? []) at(now + hop(), () => procs[Number(f.proc)]!.follow(f.after, f.id));
     for (const v of r.revokes ?? []) at(now + hop(), () => procs[Number(v.proc)]!.revoke(v.id));
-    if (r.wakeAt !== undefined) {
-      const gen = ++timerGen;
-      at(Math.max(now, r.wakeAt) + late(), () => gen === timerGen && pump());
-    }
+    // As the leader's one timer (shared-limiter.ts): each pump replaces the last, also with none.
+    const gen = ++timerGen;
+    if (r.wakeAt !== undefined) at(Math.max(now, r.wakeAt) + late(), () => gen === timerGen && pump());
   };
 
   class Proc {
