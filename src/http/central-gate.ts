@@ -286,11 +286,12 @@ export class CentralGate {
     const window = this.gate.pacer.window;
     const resumeAt = this.gate.pacer.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
-    if (this.gate.pacer.resumeAt > resumeAt) this.startRamp(this.gate.pacer.resumeAt);
+    const paused = this.gate.pacer.resumeAt > resumeAt;
+    if (paused) this.startRamp(this.gate.pacer.resumeAt);
     else if (answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.sincePause = Math.max(this.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.
-    if (this.gate.pacer.resumeAt > resumeAt || this.gate.pacer.window < window) this.revokeAll();
+    if (paused || this.gate.pacer.window < window) this.revokeAll();
     return pause;
   }
   /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
