@@ -3,6 +3,7 @@
  * lazy services. Nothing is read or connected until a command asks for it, so `--help` and
  * `--version` never touch the config file or load the HTTP stack.
  */
+import { dirname } from 'node:path';
 import type { Deps } from './deps.js';
 import { envValue } from './deps.js';
 import { UsageError } from './errors.js';
@@ -73,8 +74,9 @@ export class Context {
   api(): Promise<ApiClient> {
     this.client ??= (async () => {
       const settings = await this.settings();
+      const configDir = dirname((await this.config()).path);
       const { createApiClient } = await import('./http/client.js');
-      const client = await createApiClient({ settings, deps: this.deps, log: this.log });
+      const client = await createApiClient({ settings, deps: this.deps, log: this.log, configDir });
       this.onClose(() => client.close());
       return client;
     })();

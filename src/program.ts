@@ -10,6 +10,7 @@ import { registerConfig } from './commands/config/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerContacts } from './commands/contacts/index.js';
 import { registerImport } from './commands/import/index.js';
+import { registerLimit } from './commands/limit/index.js';
 import type { Bind } from './commands/lazy.js';
 import { registerLogin } from './commands/login/index.js';
 import { decimal, integer } from './commands/parse.js';
@@ -77,6 +78,7 @@ Examples:
   registerContacts(program, bind, named('contacts'));
   registerCalls(program, bind, named('calls'));
   registerImport(program, bind);
+  registerLimit(program, bind);
   registerApi(program, bind);
   registerLogin(program, bind);
   registerConfig(program, bind);

@@ -12,8 +12,7 @@ import type { Deps } from '../deps.js';
 import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
-import { RequestLimiter, type LimiterStats } from './limiter.js';
-import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
+import { createPace, openMemory, parseRateLimit, parseRetryAfter, type HeaderBag, type Memory, type Pace, type PaceStats, type SharedBudget } from '../pace/index.js';
 import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
 import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
 
@@ -86,13 +85,15 @@ export interface ClientOptions {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
-  /** A rate-limit budget shared through Redis (see shared-limiter.ts). */
-  shared?: import('./shared-limiter.js').SharedBudget | undefined;
+  /** A rate-limit budget shared through Redis (src/pace/shared-budget.ts). */
+  shared?: SharedBudget | undefined;
+  /** The limit remembered between runs (src/pace/memory.ts). */
+  memory?: Memory | undefined;
 }
 
 export class ApiClient {
   private readonly agent: UndiciAgent;
-  private readonly limiter: RequestLimiter;
+  private readonly limiter: Pace;
   private readonly basePath: string;
   private readonly random: () => number;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
@@ -107,7 +108,7 @@ export class ApiClient {
       bodyTimeout: opts.timeoutMs,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
     });
-    this.limiter = new RequestLimiter({
+    this.limiter = createPace({
       concurrency: opts.concurrency,
       rate: opts.rate,
       now: opts.now,
@@ -115,6 +116,7 @@ export class ApiClient {
       onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
+      memory: opts.memory,
     });
     this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');
     this.random = opts.random ?? Math.random;
@@ -192,8 +194,8 @@ export class ApiClient {
     this.opts.log.info(line);
   }
 
-  /** Requests sent, 429s met and the current pace — for summaries and progress. */
-  stats(): LimiterStats {
+  /** Requests sent, 429s met, the current pace and the limit known — for summaries and progress. */
+  stats(): PaceStats {
     return this.limiter.stats();
   }
 
@@ -305,18 +307,20 @@ function parseBody(text: string): unknown {
 }
 
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
-export async function createApiClient(input: { settings: Settings; deps: Deps; log: Logger }): Promise<ApiClient> {
+export async function createApiClient(input: { settings: Settings; deps: Deps; log: Logger; configDir?: string }): Promise<ApiClient> {
   const { settings, deps, log } = input;
   const apiKey = checkSecretKey(settings.apiKey);
   log.addSecret(apiKey);
   const baseUrl = checkBaseUrl(settings.baseUrl);
-  let shared: import('./shared-limiter.js').SharedBudget | undefined;
+  let shared: SharedBudget | undefined;
   if (settings.redisUrl !== undefined) {
-    const { connectSharedLimiter, sharedLimiterId } = await import('./shared-limiter.js');
-    shared = await connectSharedLimiter({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
+    const { connectShared, sharedLimiterId } = await import('../pace/index.js');
+    shared = await connectShared({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
   }
+  const memory = input.configDir === undefined ? undefined : openMemory({ dir: input.configDir, baseUrl: baseUrl.href, apiKey, warn: (l) => log.warn(l), debug: (l) => log.debug(l) });
   return new ApiClient({
     shared,
+    memory,
     baseUrl,
     apiKey,
     concurrency: settings.concurrency,

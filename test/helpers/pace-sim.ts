@@ -5,8 +5,7 @@
  * wire is a loopback with a little jitter. Minutes of simulated time run in milliseconds, so the
  * pacing is tuned and proven here, and only confirmed over real HTTP in the benchmark.
  */
-import { PaceGate, type Ticket } from '../../src/http/gate.js';
-import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
+import { PaceGate, parseRateLimit, parseRetryAfter, type Limit, type Ticket } from '../../src/pace/index.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
 
 export interface SimServer {
@@ -35,6 +34,8 @@ export interface SimOptions {
   wire?: { min: number; spread: number };
   /** Another client on the same key from `fromMs` into the import, one request each `gapMs`. */
   other?: { fromMs: number; gapMs: number };
+  /** The limit an earlier run left (its `snapshot`): this run starts from it. */
+  remembered?: Limit;
 }
 
 export interface SimResult {
@@ -56,6 +57,12 @@ export interface SimResult {
   pace: number;
   /** When the import began on the virtual clock (a Unix time in ms: a fixed window's phase). */
   startedAt: number;
+  /** What the run knows of the limit at its end (what the memory keeps). */
+  snapshot: Limit | undefined;
+  /** Share of the limit after the first 20 s (the long import's column), when the run is longer. */
+  after20: number;
+  /** When each 429 came, in ms from the start. */
+  at429: number[];
 }
 
 /** mulberry32: a small seeded random in [0, 1). */
@@ -134,6 +141,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     () => now,
   );
   const gate = new PaceGate({ ceiling: opts.ceiling, random });
+  if (opts.remembered) gate.seed({ ...opts.remembered, endedAt: t0 - 3_600_000 }, t0);
   const events = new Heap();
   // A loaded machine stalls the client's event loop now and then (GC, other processes): nothing
   // on the client runs during a stall, and what was due runs when it ends, all at once.
@@ -156,6 +164,8 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let requests = 0;
   let throttled = 0;
   let halfAt = 0;
+  let doneAt20 = -1;
+  const at429: number[] = [];
   let end = Number.NaN;
 
   const dispatch = () => {
@@ -201,16 +211,19 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   };
   const answer = (ticket: Ticket, status: number, headers: Record<string, string>) => {
     active -= 1;
+    if (process.env.SIM_TRACE === '2') console.log(`t=${((now - t0) / 1000).toFixed(4)} sent=${((ticket.sentAt - t0) / 1000).toFixed(4)} ${status} ${JSON.stringify(headers)} active=${active}`);
     gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
     for (const wake of answerWaiters.splice(0)) events.push(now, wake);
     if (status === 429) {
       if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} burst=${gate.pacer.burstAfter()} anchor=${JSON.stringify(gate.pacer.anchor())} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
       throttled += 1;
+      at429.push(now - t0);
       left += 1;
     } else {
       done += 1;
       if (process.env.SIM_TRACE && done % Math.round(R) === 0) console.log(`t=${((now - t0) / 1000).toFixed(3)} done=${done} pace=${gate.pacer.pace.toFixed(1)}`);
       if (done === Math.ceil(rows / 2)) halfAt = now;
+      if (doneAt20 < 0 && now - t0 >= 20_000) doneAt20 = done;
       if (done === rows) end = now;
     }
     dispatch();
@@ -237,7 +250,8 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const idealMs = idealWall(server, rows, concurrency, t0, opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined);
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace, startedAt: t0 };
+  const after20 = doneAt20 < 0 ? Number.NaN : (rows - doneAt20) / ((end - t0 - 20_000) / 1000) / R;
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429 };
 }
 
 /**

@@ -5,8 +5,7 @@
  * once, and its answer goes back to the leader (a hop) under its grant's number. The server is the sandbox's own RateLimit in any shape. Real Redis and HTTP confirm it in
  * the benchmark (BENCHMARKS.md §6).
  */
-import { CentralGate } from '../../src/http/central-gate.js';
-import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
+import { CentralGate, parseRateLimit, parseRetryAfter } from '../../src/pace/index.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
 import { Heap, idealWall, seeded } from './pace-sim.js';
 

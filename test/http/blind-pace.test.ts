@@ -27,7 +27,7 @@ test('a 429 soon after the window of requests in flight grew by one takes the gr
 });
 
 test('from 100 requests a second up, a start a timer made late is made up for by the next; under it, never', async () => {
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const nextAfterLateStart = (rate: number) => {
     const gate = new PaceGate({ random: () => 0.5 });
     gate.pacer.seed(rate);
@@ -109,7 +109,7 @@ test('bucketBounds: the rates that fit can be two stretches; the bound from abov
 test('after a pause, a 429 that calls for no new pause (Retry-After 0) frees its place: the next request is not held for good', async () => {
   // Found in review: the cap after a pause (restartCap) counted such a 429 neither admitted nor
   // failed, and with nothing left in flight nothing would ever wake the held requests.
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const gate = new PaceGate({ random: () => 0.5 });
   const start = (now: number) => {
     const v = gate.start(now, false);

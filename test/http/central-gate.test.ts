@@ -3,7 +3,7 @@
 // test/helpers/shared-sim.ts. Real Redis and HTTP confirm the figures in BENCHMARKS.md §6.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CentralGate, decodeAnswer, encodeAnswer } from '../../src/http/central-gate.js';
+import { CentralGate, decodeAnswer, encodeAnswer } from '../../src/pace/index.js';
 import { simulateShared } from '../helpers/shared-sim.js';
 
 test('an answer travels between processes whole, and a line that is not one is dropped', () => {

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate, type SimServer } from '../helpers/pace-sim.js';
-import type { PaceGate } from '../../src/http/gate.js';
+import type { PaceGate } from '../../src/pace/index.js';
 
 interface Case {
   name: string;
@@ -327,7 +327,7 @@ test('a window-like limit is sent at once after each pause; a bucket that refute
 });
 
 test('one request at a time (paging) is waiting for the pace too: the pace grows instead of holding at its start', async () => {
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const gate = new PaceGate({});
   let now = 0;
   for (let i = 0; i < 200; i++) {
@@ -352,7 +352,7 @@ function startNow(gate: PaceGate, now: number) {
 }
 
 test('counts that overtake each other on the wire never raise the quota mirror; a new window does', async () => {
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const gate = new PaceGate({});
   const go = (now: number) => startNow(gate, now);
   const quota = (remaining: number, resetMs = 1000) => ({ status: 200, rateLimit: { limit: 20, remaining, resetMs } });
@@ -380,7 +380,7 @@ test('counts that overtake each other on the wire never raise the quota mirror; 
 });
 
 test('four requests sent in the same millisecond and answered out of order: the last answer, the highest count, does not lift the quota mirror', async () => {
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const gate = new PaceGate({});
   const go = (now: number) => startNow(gate, now);
   const quota = (remaining: number) => ({ status: 200, rateLimit: { limit: 5, remaining, resetMs: 1000 } });
@@ -478,7 +478,7 @@ test('a span counts as one across a window\'s end only when its count came back 
 });
 
 test('after the request that would prove a window fails on the way, the rest are no longer sent one at a time', async () => {
-  const { PaceGate } = await import('../../src/http/gate.js');
+  const { PaceGate } = await import('../../src/pace/index.js');
   const gate = new PaceGate({});
   const quota = (remaining: number, status = 200) => ({ status, rateLimit: { limit: 10, remaining, resetMs: 1000 }, retryAfterMs: status === 429 ? 1000 : undefined });
   let now = 0;

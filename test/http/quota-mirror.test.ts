@@ -3,8 +3,8 @@
 // let every request waiting at that instant go. Driven by hand on a virtual clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PaceGate, type Ticket } from '../../src/http/gate.js';
-import type { RateLimitInfo } from '../../src/http/ratelimit-headers.js';
+import { PaceGate, type Ticket } from '../../src/pace/index.js';
+import type { RateLimitInfo } from '../../src/pace/index.js';
 
 /** How many of `waiting` requests asking at `now` start then. */
 function startsAt(gate: PaceGate, now: number, waiting: number): Ticket[] {

@@ -2,7 +2,7 @@
 // and Retry-After as seconds or an HTTP date. A malformed field is ignored, never an error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRateLimit, parseRetryAfter } from '../../src/http/ratelimit-headers.js';
+import { parseRateLimit, parseRetryAfter } from '../../src/pace/index.js';
 
 const NOW = 1_800_000_000_000;
 

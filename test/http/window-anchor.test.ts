@@ -4,8 +4,8 @@
 // simulation's servers, and once over real HTTP.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PaceGate, type Ticket } from '../../src/http/gate.js';
-import type { RateLimitInfo } from '../../src/http/ratelimit-headers.js';
+import { PaceGate, type Ticket } from '../../src/pace/index.js';
+import type { RateLimitInfo } from '../../src/pace/index.js';
 import { simulate } from '../helpers/pace-sim.js';
 
 /** Starts one request at `now` or at the first time the gate names; returns it and when it went. */

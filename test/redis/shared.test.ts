@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { checkBaseUrl } from '../../src/http/safety.js';
-import { sharedLimiterId } from '../../src/http/shared-limiter.js';
+import { sharedLimiterId } from '../../src/pace/index.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -27,7 +27,7 @@ function leads(dir: string, p: number, n: number): string {
  * second is started, nothing asked of it yet.
  */
 async function leaderAndOther(id: string, hooks: { now(): number; follow(): void; lost(err: unknown): void }) {
-  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
+  const { connectSharedLimiter } = await import('../../src/pace/index.js');
   const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
   const leader = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
   const other = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
@@ -143,7 +143,7 @@ test('the leader killed mid-import: another process takes the lead and finishes 
 });
 
 test('a budget closed at the end of a job reports no failure for what was still on its way to Redis', { skip }, async () => {
-  const { connectSharedLimiter } = await import('../../src/http/shared-limiter.js');
+  const { connectSharedLimiter } = await import('../../src/pace/index.js');
   const warnings: string[] = [];
   const log = { warn: (line: string) => warnings.push(line), info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
   const lost: string[] = [];

@@ -12,7 +12,7 @@
  * at 61–66 %.
  */
 import { PaceGate, type Answer, type Ticket } from './gate.js';
-import type { RateLimitInfo } from './ratelimit-headers.js';
+import type { RateLimitInfo } from './headers.js';
 
 /** One answer as it travels between processes. */
 export interface SharedAnswer {

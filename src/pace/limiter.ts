@@ -9,9 +9,9 @@
  */
 import Bottleneck from 'bottleneck';
 import { PaceGate, type Answer, type Ticket } from './gate.js';
-import type { SharedBudget } from './shared-limiter.js';
-
-export type { Answer } from './gate.js';
+import type { Memory } from './memory.js';
+import type { SharedBudget } from './shared-budget.js';
+import type { Limit, PaceStats } from './types.js';
 
 export interface LimiterOptions {
   concurrency: number;
@@ -25,18 +25,27 @@ export interface LimiterOptions {
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
   onSharedLost?: (err: unknown) => void;
+  /** The limit remembered between runs: started from, and saved at close when this run learnt it. */
+  memory?: Memory | undefined;
 }
 
-export interface LimiterStats {
-  /** Requests sent (attempts, retries included). */
-  requests: number;
-  /** 429 answers received. */
-  throttled: number;
-  /** This process's pace in requests per second (Infinity: unpaced, or a share of a shared pace). */
-  pace: number;
+/** The one limiter of a process (see createPace). */
+export interface Pace {
+  /**
+   * Runs `send` when the pace allows and feeds its answer back into the pace. A wait here (a
+   * pause, the pace) ends when `signal` aborts, and the request is then not sent.
+   */
+  run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  stats(): PaceStats;
+  /** Stops timers, drops pending requests, and keeps what this run learnt of the limit. */
+  close(): Promise<void>;
 }
 
-export class RequestLimiter {
+export function createPace(opts: LimiterOptions): Pace {
+  return new RequestLimiter(opts);
+}
+
+class RequestLimiter implements Pace {
   private readonly bottleneck: Bottleneck;
   private readonly gate: PaceGate;
   private requests = 0;
@@ -52,10 +61,13 @@ export class RequestLimiter {
   private ceilingNext = -Infinity;
   /** The shared pace as last read (ms between starts): where this process goes on alone from. */
   private sharedGap: number | undefined;
+  private readonly remembered: Limit | undefined;
 
   constructor(private readonly opts: LimiterOptions) {
     this.shared = opts.shared;
     this.gate = new PaceGate({ ceiling: opts.rate });
+    this.remembered = opts.memory?.load();
+    if (this.remembered !== undefined) this.gate.seed(this.remembered, opts.now());
     this.bottleneck = new Bottleneck({ maxConcurrent: opts.concurrency, minTime: 0 });
     yieldWithoutTimers(this.bottleneck);
     this.shared?.start({
@@ -66,12 +78,12 @@ export class RequestLimiter {
     });
   }
 
-  /** Runs `send` when the pace allows and feeds its answer back into the pace. */
-  async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
+  async run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.bottleneck.schedule(async () => {
+      signal?.throwIfAborted();
       const grant = this.shared ? await this.sharedGrant() : undefined;
-      if (grant !== undefined) return this.runGranted(grant, send);
-      const ticket = await this.admit();
+      if (grant !== undefined) return this.runGranted(grant, send, signal);
+      const ticket = await this.admit(signal);
       this.requests += 1;
       try {
         const answer = await send();
@@ -85,9 +97,10 @@ export class RequestLimiter {
   }
 
   /** Waits until the gate (and a shared budget, if any) lets this request start. */
-  private async admit(): Promise<Ticket> {
+  private async admit(signal?: AbortSignal): Promise<Ticket> {
     // Bounded: every round either starts the request or sleeps until the gate's next moment.
     for (let round = 0; round < 1_000_000; round++) {
+      signal?.throwIfAborted();
       const now = this.opts.now();
       // The pace is the bottleneck when requests wait for it: others held in the gate, or this one
       // held back already (one request at a time, like paging, waits too). Not requests queued for
@@ -97,7 +110,7 @@ export class RequestLimiter {
       const busy = round > 0 || this.waiting > 0;
       const verdict = this.gate.start(now, busy);
       if ('ticket' in verdict) return verdict.ticket;
-      await this.wait(verdict.retryAt - now, verdict.onFinish === true);
+      await this.wait(verdict.retryAt - now, verdict.onFinish === true, signal);
     }
     throw new Error('the rate limiter never let the request start');
   }
@@ -117,17 +130,18 @@ export class RequestLimiter {
   }
 
   /** Sends a request the shared budget granted: only this process's --rate holds it further. */
-  private async runGranted<T extends Answer>(grant: string, send: () => Promise<T>): Promise<T> {
+  private async runGranted<T extends Answer>(grant: string, send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.opts.rate !== undefined && this.opts.rate > 0) {
       const now = this.opts.now();
       const at = Math.max(this.ceilingNext, now);
       this.ceilingNext = at + 1000 / this.opts.rate;
-      await this.wait(at - now);
+      await this.wait(at - now, false, signal);
     }
-    this.requests += 1;
     let answer: Answer = { status: 0 };
     const sentAt = this.opts.now();
     try {
+      signal?.throwIfAborted();
+      this.requests += 1;
       const got = await send();
       answer = got;
       return got;
@@ -142,13 +156,13 @@ export class RequestLimiter {
     }
   }
 
-  /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first. */
-  private async wait(ms: number, orAnswer = false): Promise<void> {
+  /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first, or until `signal` aborts. */
+  private async wait(ms: number, orAnswer = false, signal?: AbortSignal): Promise<void> {
     if (ms <= 0) return;
     this.waiting += 1;
     const stop = new AbortController();
     try {
-      const slept = this.opts.sleep(ms, stop.signal).catch(() => undefined);
+      const slept = this.opts.sleep(ms, signal ? AbortSignal.any([stop.signal, signal]) : stop.signal).catch(() => undefined);
       await (orAnswer ? Promise.race([slept, new Promise<void>((r) => this.answerWaiters.push(r))]) : slept);
     } finally {
       stop.abort();
@@ -178,16 +192,17 @@ export class RequestLimiter {
     if (this.sharedGap !== undefined) this.gate.pacer.seed(1000 / this.sharedGap);
   }
 
-  stats(): LimiterStats {
+  stats(): PaceStats {
     const s = this.gate.pacer.settings();
     // Sharing a budget, this process's share of the one pace is not known: the progress line's ETA
     // then follows this run's own rate.
     const pace = this.shared ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
-    return { requests: this.requests, throttled: this.gate.pacer.throttled + this.sharedThrottled, pace };
+    return { requests: this.requests, throttled: this.gate.pacer.throttled + this.sharedThrottled, pace, limit: this.gate.snapshot(this.opts.now()) };
   }
 
-  /** Stops timers; pending jobs are dropped. */
   async close(): Promise<void> {
+    const learnt = this.gate.snapshot(this.opts.now());
+    if (learnt !== undefined && learnt !== this.remembered && this.requests > 0) this.opts.memory?.save(learnt);
     await this.shared?.close();
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }

@@ -6,19 +6,10 @@
  * A malformed field is ignored, never an error.
  */
 
-export type HeaderBag = Record<string, string | string[] | undefined>;
+import type { HeaderForm, RateLimitInfo } from './types.js';
 
-/** The server's view of the quota, normalised. Every field is optional: servers send subsets. */
-export interface RateLimitInfo {
-  /** Requests allowed per window (the quota). */
-  limit?: number;
-  /** Requests left now. */
-  remaining?: number;
-  /** Milliseconds until the quota is restored. */
-  resetMs?: number;
-  /** The policy's window in milliseconds, when published. */
-  windowMs?: number;
-}
+export type { RateLimitInfo };
+export type HeaderBag = Record<string, string | string[] | undefined>;
 
 /** Unix times in seconds are above this; delta-seconds are far below it. */
 const EPOCH_SECONDS_FLOOR = 1_000_000_000;
@@ -142,10 +133,16 @@ export function parseRateLimit(headers: HeaderBag, nowMs: number): RateLimitInfo
   const combined = header(headers, 'ratelimit');
   const policy = header(headers, 'ratelimit-policy');
   if (combined !== undefined) {
-    const info = /(^|[;,\s])r=/.test(combined) ? fromDraft08(combined, policy, nowMs) : fromDraft07(combined, policy, nowMs);
-    if (info) return info;
+    const draft8 = /(^|[;,\s])r=/.test(combined);
+    const info = draft8 ? fromDraft08(combined, policy, nowMs) : fromDraft07(combined, policy, nowMs);
+    if (info) return formed(info, draft8 ? 'draft8' : 'draft7');
   }
-  return fromTriple(headers, 'ratelimit', nowMs) ?? fromTriple(headers, 'x-ratelimit', nowMs) ?? fromTriple(headers, 'x-rate-limit', nowMs);
+  return formed(fromTriple(headers, 'ratelimit', nowMs), 'draft6') ?? formed(fromTriple(headers, 'x-ratelimit', nowMs) ?? fromTriple(headers, 'x-rate-limit', nowMs), 'x');
+}
+
+function formed(info: RateLimitInfo | undefined, form: HeaderForm): RateLimitInfo | undefined {
+  if (info !== undefined) info.form = form;
+  return info;
 }
 
 /** `Retry-After` in milliseconds: delta seconds or an HTTP date; undefined when absent or malformed. */

@@ -26,6 +26,8 @@
  * quiet stretch, as TCP grows its window.
  */
 
+import type { Limit } from './types.js';
+
 export interface BlindAnswer {
   /** When the answer arrived, and when its request was sent (ms). */
   at: number;
@@ -123,6 +125,18 @@ const FIT_SAME_PAUSE_MS = 100;
 const SMALL_BURST = 0.5;
 /** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
 const HOLD_FIT = 0.99;
+/** A remembered rate is started from at this share of it (a bucket of one or two: SEED_UNDER_SMALL, as jitter alone empties it). */
+const SEED_UNDER = 0.99;
+const SEED_UNDER_SMALL = 0.97;
+/** A remembered rate's first short span steps the pace down this far; a second one sends the learning back to slow start's first 429. */
+const SEED_DOUBT = 0.9;
+/**
+ * A minute without a 429 (QUIET_AFTER_MS), the probe and its relaxing ceiling double their speed
+ * each QUIET_DOUBLING_MS, up to QUIET_MAX times: a limit raised since is found within minutes.
+ */
+const QUIET_AFTER_MS = 60_000;
+const QUIET_DOUBLING_MS = 20_000;
+const QUIET_MAX = 256;
 const PROBE_FIT = 0.0002;
 /**
  * From this pace up, timers (whole milliseconds, and late) cannot space requests by themselves:
@@ -274,6 +288,22 @@ export class BlindPace {
   /** What went at once when the span now open began (burstAfter). */
   private spanBurst = 0;
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
+  /** Seeded from a remembered limit (seedLimit) that this run's 429s have not yet confirmed or refuted. */
+  private seeded: Limit['shape'] | undefined;
+  /** The span that met the last 429 confirmed a remembered limit (no slow start's first 429). */
+  private confirmedSeed = false;
+  /** A remembered window's log is kept to once a pause has ended on its quota (seedLimit). */
+  private anchorArmed = true;
+  /** A 429 was met in this run: what the snapshot says was learnt now. */
+  learnt = false;
+  /** When the first request went, and the answers admitted since: the rate a cap admits. */
+  private firstSentAt: number | undefined;
+  private admittedCount = 0;
+  private lastAnswerAt = 0;
+  /** This run started from a remembered limit (its first span did not begin with a whole bucket, perhaps). */
+  private seededAtStart = false;
+  /** The first span, which began with a whole bucket: a bucket's size is at least what it admitted beyond the refill. */
+  private firstSpan: Span | undefined;
 
   constructor(
     opts: {
@@ -287,6 +317,63 @@ export class BlindPace {
     // With --rate the operator has said how fast: start there and only ever go slower.
     this.slowStart = opts.ceiling === undefined;
     if (opts.ceiling !== undefined) this.rate = opts.ceiling;
+  }
+
+  /**
+   * Starts from a limit remembered from an earlier run, a little under it, with no slow start: a
+   * bucket at its refill (its burst at once, as far as it has refilled since), a window's quota at
+   * once (its log kept to once the 429 after it has said where the window ends), a cap's window.
+   * The first 429 confirms it (a span of seconds) or sends the learning back to its start.
+   */
+  seedLimit(l: Limit, now: number): void {
+    this.seededAtStart = true;
+    this.quietFrom = now;
+    this.slowStart = false;
+    this.regrowTo = 0;
+    this.seeded = l.shape;
+    if (l.maxInFlight !== undefined) this.capAtMost(l.maxInFlight, now);
+    if (l.shape === 'concurrency') {
+      this.rate = Math.min(this.ceiling, 2 * l.rate);
+      return;
+    }
+    if (l.shape === 'window' && l.quota !== undefined && l.windowMs !== undefined) {
+      this.holdQuota(l.quota, l.windowMs);
+      this.anchorArmed = false;
+      this.rate = Math.min(this.ceiling, Math.max(l.rate, (l.quota * 1000) / l.windowMs));
+      return;
+    }
+    this.solvedRate = l.rate;
+    if (l.shape === 'bucket' && l.burst !== undefined) {
+      this.burstEstimate = l.burst;
+      this.refill = { rate: l.rate, burst: l.burst };
+    }
+    this.rate = Math.min(this.ceiling, l.rate * ((l.burst ?? 1) >= 3 ? SEED_UNDER : SEED_UNDER_SMALL));
+  }
+
+  /** What may go at once when a seeded run starts: a window's quota, what a bucket has refilled since `endedAt`. */
+  startBurst(now: number, endedAt: number | undefined): number {
+    if (this.seeded === 'window') return this.anchorQuota;
+    if (this.seeded !== 'bucket' || this.refill === undefined) return 0;
+    const refilled = endedAt === undefined ? Infinity : (this.refill.rate * Math.max(0, now - endedAt)) / 1000;
+    return Math.floor(REFILL_SHARE * Math.min(this.refill.burst, refilled));
+  }
+
+  /** What this run knows of the limit (undefined: nothing), and the rate admitted, for a cap's. */
+  snapshot(now: number): Omit<Limit, 'headers' | 'source' | 'learntAt'> | undefined {
+    const admitted = this.firstSentAt !== undefined && this.lastAnswerAt > this.firstSentAt ? (this.admittedCount * 1000) / (this.lastAnswerAt - this.firstSentAt) : 0;
+    // (A window grown by one and not yet through its probe is the one before.)
+    const held = now - this.windowGrownAt < WINDOW_PROBE_MS ? this.window - 1 : this.window;
+    const cap = this.window !== Infinity ? { maxInFlight: held } : {};
+    if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap };
+    const bucket = this.refill ?? (this.solvedRate !== undefined && this.burstEstimate !== undefined ? { rate: this.solvedRate, burst: this.burstEstimate } : undefined);
+    if (bucket !== undefined) {
+      const first = this.firstSpan;
+      const atStart = first !== undefined && !this.seededAtStart ? first.A - (bucket.rate * first.T) / 1000 : 0;
+      return { shape: 'bucket', rate: bucket.rate, burst: Math.max(bucket.burst, atStart), ...cap };
+    }
+    if (this.window !== Infinity && admitted > 0) return { shape: 'concurrency', rate: admitted, maxInFlight: held };
+    if (this.solvedRate !== undefined) return { shape: 'rate', rate: this.solvedRate, ...cap };
+    return undefined;
   }
 
   /** Starts from a pace found elsewhere: no slow start; probed up as an unsolved one. */
@@ -311,6 +398,7 @@ export class BlindPace {
       this.spanFailed = 0;
       this.spanBurst = this.burstAfter();
     }
+    if (this.quietFrom === Infinity) this.quietFrom = now;
     if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
     if (this.paceAtSend.length >= 8192) this.paceAtSend.splice(0, 4096);
     this.paceAtSend.push([now, this.rate]);
@@ -326,10 +414,11 @@ export class BlindPace {
     if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
     else if (this.rate < this.regrowTo) this.rate = Math.min(this.regrowTo, this.rate * 2 ** (dt / 1000));
     else {
-      const probe = this.solvedRate === undefined ? PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? PROBE_FIT : PROBE_SOLVED) * this.solvedRate;
+      const quiet = Math.min(QUIET_MAX, 2 ** (Math.max(0, now - this.quietFrom - QUIET_AFTER_MS) / QUIET_DOUBLING_MS));
+      const probe = quiet * (this.solvedRate === undefined ? PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? PROBE_FIT : PROBE_SOLVED) * this.solvedRate);
       // Up, but not into the pace that last met a 429 — which itself relaxes, slowly, in case the
       // limit was raised.
-      this.tooFast *= 1 + RELAX_PER_SEC * (dt / 1000);
+      this.tooFast *= 1 + quiet * RELAX_PER_SEC * (dt / 1000);
       this.rate = Math.max(this.rate, Math.min(this.rate + probe * (dt / 1000), this.tooFast * UNDER_TOO_FAST));
     }
     this.rate = Math.min(this.rate, this.ceiling);
@@ -373,6 +462,9 @@ export class BlindPace {
 
   /** Feeds one answer (status 0: transport failure); returns the pause it calls for (ms). */
   observe(o: BlindAnswer): number {
+    this.firstSentAt = Math.min(this.firstSentAt ?? o.sentAt, o.sentAt);
+    this.lastAnswerAt = Math.max(this.lastAnswerAt, o.at);
+    if (o.status !== 0 && o.status !== 429) this.admittedCount += 1;
     if (o.status === 0) {
       // It may never have reached the server: not to be counted as admitted (bucketBounds).
       if (this.spanStart !== undefined && o.sentAt >= this.spanStart) this.spanFailed += 1;
@@ -403,6 +495,7 @@ export class BlindPace {
       return 0;
     }
     this.consecutive429 += 1;
+    this.quietFrom = o.at;
     const wait = o.retryAfterMs ?? this.backoff();
     // Requests sent before the last pause ended meet the same congestion: no new lesson.
     if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) {
@@ -429,6 +522,11 @@ export class BlindPace {
     this.spanAdmits = [];
     this.lastSpan = span;
     this.lastSpanStart = this.spanStart as number;
+    this.learnt = true;
+    this.confirmedSeed = false;
+    if (span.pauseMs === Infinity) this.firstSpan ??= span;
+    const seed = this.seeded !== undefined ? this.judgeSeed(span) : undefined;
+    if (seed === 'done') return;
 
     // The first 429 soon after the window grew by one, with the window full: the probe found the
     // cap again. The count of requests in flight at a send can be one short of the server's (an
@@ -491,10 +589,78 @@ export class BlindPace {
     if (this.burst > 0 && span.A >= this.burst && !this.slowStart) return;
     this.slowStart = false;
     const paceAt429 = this.rate;
-    const estimate = this.estimate(paceAt429, o.sentAt);
+    const estimate = seed === 'doubt' ? paceAt429 * SEED_DOUBT : this.estimate(paceAt429, o.sentAt);
     this.tooFast = Math.min(this.tooFast, paceAt429);
     this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, estimate));
   }
+
+  /**
+   * The first 429 after a remembered limit was taken up. A window's: a span that admitted its quota
+   * confirms it (the 429 said where the window ends, and its log is kept to from then on); one that
+   * admitted half of it or more says the quota is now that (the next confirms it); fewer, the limit
+   * is learnt afresh. A rate's: a span of seconds confirms it (the pace holds under what it admitted
+   * lately); a short one says the limit is lower now, and the pace comes down as from slow start's
+   * first 429. `done`: nothing more to learn from this 429; `doubt`: the pace steps down a little.
+   */
+  private judgeSeed(span: Span): 'done' | 'doubt' | undefined {
+    const shape = this.seeded;
+    this.seeded = undefined;
+    if (shape === 'window') {
+      const count = quotaCount(span) + mayHaveOvertaken(span);
+      if (count >= this.anchorQuota) {
+        // (A quota raised since: the count is the quota now.)
+        if (count > this.anchorQuota) this.holdQuota(count, this.anchorWindowMs);
+        this.anchorArmed = true;
+        return 'done';
+      }
+      if (count >= this.anchorQuota / 2) {
+        this.holdQuota(count, this.anchorWindowMs);
+        this.seeded = 'window';
+        return 'done';
+      }
+      this.forgetLimit();
+      span.slow = true;
+      return undefined;
+    }
+    if (shape === 'concurrency') return undefined;
+    if (span.T >= LONG_SPAN_MS) {
+      this.confirmedSeed = true;
+      this.solvedRate = undefined;
+      return undefined;
+    }
+    if (!this.doubted) {
+      // Perhaps only a little over (a rate measured high, jitter): a step down, the shape kept.
+      this.doubted = true;
+      this.seeded = shape;
+      return 'doubt';
+    }
+    this.forgetLimit();
+    span.slow = true;
+    return undefined;
+  }
+
+  /** What was known of the limit is dropped: learnt afresh, as from slow start's first 429. */
+  private forgetLimit(): void {
+    this.solvedRate = undefined;
+    this.burstEstimate = undefined;
+    this.refill = undefined;
+    this.spans.length = 0;
+    this.quotaFrom = [];
+    this.burst = 0;
+    this.burstRefuted = false;
+    this.shortOfQuota = false;
+    this.anchorQuota = 0;
+    this.anchorWindowMs = 0;
+    this.anchorEnded = false;
+    this.anchorArmed = true;
+    this.tooFast = Infinity;
+    this.partRefuted = false;
+    this.boundsFor = undefined;
+    this.firstSpan = undefined;
+  }
+  private doubted = false;
+  /** Since the last 429 (or the seed): the probe speeds up with it (QUIET_DOUBLING_MS). */
+  private quietFrom = Infinity;
 
   /**
    * In slow start the pace is far above the rate: a 429 there is the rate's, whatever was in
@@ -548,7 +714,7 @@ export class BlindPace {
    * recognised (rule 5), and once it has been refuted or has met a 429.
    */
   anchor(): { quota: number; windowMs: number } | undefined {
-    if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorEnded) return undefined;
+    if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorEnded || !this.anchorArmed) return undefined;
     return { quota: this.anchorQuota, windowMs: this.anchorWindowMs };
   }
 
@@ -759,7 +925,7 @@ export class BlindPace {
   }
 
   private estimateBySpan(paceAt429: number, at: number, cur: Span): number {
-    if (this.spans.length === 1) {
+    if ((this.spans.length === 1 && !this.confirmedSeed) || cur.slow) {
       // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
       // it is), by up to a few doublings with a large burst. Start the next span well under it.
       return paceAt429 * FIRST_SHARE;

@@ -18,11 +18,11 @@
  * On any Redis error the process paces alone, from the shared pace, after one warning; no request
  * is dropped or run twice. Loaded only with a URL.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
-import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './central-gate.js';
+import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './shared-gate.js';
 
 /** How often the lock is renewed (or tried), the shared pace written or read, and marks checked. */
 const TICK_MS = 50;
@@ -434,11 +434,6 @@ function splitLine(line: string): [string, string, string] {
   if (i < 0) return [line, '', ''];
   if (j < 0) return [line.slice(0, i), line.slice(i + 1), ''];
   return [line.slice(0, i), line.slice(i + 1, j), line.slice(j + 1)];
-}
-
-/** The budget's name in Redis: a hash of base URL and key, so the key itself never reaches Redis. */
-export function sharedLimiterId(baseUrl: string, apiKey: string): string {
-  return `callctl:${createHash('sha256').update(`${baseUrl}\u0000${apiKey}`).digest('hex').slice(0, 24)}`;
 }
 
 /** Where Redis is, for messages (no password). */

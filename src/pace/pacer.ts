@@ -12,8 +12,9 @@
  * - A fixed ceiling (--rate) caps both.
  * A 429 always pauses the whole limiter for Retry-After (or an exponential back-off with jitter).
  */
-import { BlindPace } from './blind-pace.js';
-import type { RateLimitInfo } from './ratelimit-headers.js';
+import { BlindPace } from './blind.js';
+import type { RateLimitInfo } from './headers.js';
+import type { HeaderForm, Limit } from './types.js';
 
 /** What the limiter applies. */
 export interface PaceSettings {
@@ -161,6 +162,12 @@ export class Pacer {
 
   /** 429 answers seen. */
   throttled = 0;
+  /** The header form last read, and whether a count was read in this run. */
+  private form: HeaderForm | undefined;
+  private readCount = false;
+  /** The refill is still the remembered one, not measured in this run: a 429 drops it. */
+  private seededRefill = false;
+  private anchorArmed = true;
 
   constructor(opts: PacerOptions = {}) {
     this.ceiling = opts.ceiling;
@@ -175,6 +182,39 @@ export class Pacer {
   seed(rate: number): void {
     if (this.headerMode) this.refill = Math.min(rate, this.ceiling ?? Infinity);
     else this.blind.seed(rate);
+  }
+
+  /**
+   * Starts from a limit remembered from an earlier run: the pace without headers (blind.ts,
+   * seedLimit) until an answer's count engages the header regime, whose refill it then starts
+   * from, and a window's quota per length as a log once confirmed.
+   */
+  seedLimit(l: Limit, now: number): void {
+    this.blind.seedLimit(l, now);
+    if (l.headers === null) return;
+    this.refill = Math.min(l.rate, this.ceiling ?? Infinity);
+    this.seededRefill = true;
+    if (l.shape === 'window' && l.quota !== undefined && l.windowMs !== undefined) {
+      // Its log is kept to once a pause has said where the window ends (blind.ts, seedLimit).
+      this.quotaAnchor = { quota: l.quota, windowMs: l.windowMs };
+      this.anchorArmed = false;
+    }
+  }
+
+  /** What may go at once when a seeded run starts (blind.ts, startBurst). */
+  startBurst(now: number, endedAt: number | undefined): number {
+    return this.blind.startBurst(now, endedAt);
+  }
+
+  /** What this run knows of the limit, and whether it learnt it in this run (a 429, or a count read). */
+  snapshot(now: number): { limit: Omit<Limit, 'source' | 'learntAt'>; learnt: boolean } | undefined {
+    const blind = this.blind.snapshot(now);
+    if (!this.headerMode) return blind && { limit: { ...blind, headers: null }, learnt: this.blind.learnt };
+    const headers = this.form ?? null;
+    const anchor = this.anchor();
+    if (anchor !== undefined) return { limit: { shape: 'window', quota: anchor.quota, windowMs: anchor.windowMs, rate: (anchor.quota * 1000) / anchor.windowMs, headers }, learnt: this.readCount };
+    if (!(this.refill > 0)) return undefined;
+    return { limit: { shape: 'bucket', rate: this.refill, ...(this.capacity !== null ? { burst: this.capacity } : {}), headers }, learnt: this.readCount };
   }
 
   /** The pace in requests per second the limiter is held to now (for progress and stats). */
@@ -201,7 +241,7 @@ export class Pacer {
   /** A recognised window's quota and length (blind-pace.ts, anchor): the gate keeps to it. */
   anchor(): { quota: number; windowMs: number } | undefined {
     if (!this.headerMode) return this.blind.anchor();
-    return this.anchorEnded ? undefined : this.quotaAnchor;
+    return this.anchorEnded || !this.anchorArmed ? undefined : this.quotaAnchor;
   }
 
   /** After a pause, the requests that may be in flight until one is admitted (blind-pace.ts). */
@@ -278,7 +318,11 @@ export class Pacer {
 
   private observeQuota(o: Observation, rl: RateLimitInfo): void {
     const remaining = rl.remaining as number;
+    // A remembered window whose published quota differs is no longer the server's.
+    if (this.quotaAnchor !== undefined && rl.limit !== undefined && rl.limit !== this.quotaAnchor.quota && this.windowEvidence.length === 0) this.quotaAnchor = undefined;
     this.headerMode = true;
+    this.readCount = true;
+    this.form = rl.form ?? this.form;
     if (o.status !== 429) {
       this.answered += 1;
       this.admittedAt.push(o.at);
@@ -428,6 +472,9 @@ export class Pacer {
       // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
       // spent, not that the refill is lower.
       if (this.intervalSum >= REFILL_MIN_SPAN_MS) this.refill *= DECREASE;
+      else if (this.seededRefill) this.refill = 0;
+      this.seededRefill = false;
+      this.anchorArmed = true;
     }
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     return wait;

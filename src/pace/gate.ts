@@ -9,7 +9,8 @@
  * mirror of that quota (a credit per request, regained at the measured refill).
  */
 import { Pacer, type Observation, type PacerOptions } from './pacer.js';
-import type { RateLimitInfo } from './ratelimit-headers.js';
+import type { RateLimitInfo } from './headers.js';
+import type { Limit } from './types.js';
 
 /** What the gate needs to know of an answer. */
 export interface Answer {
@@ -118,10 +119,33 @@ export class PaceGate {
   private restartFreed = 0;
   private scanSeq = 0;
   private scanMax = -Infinity;
+  /** A window's log counts the starts from this one on: a pause that began it said where the window ends. */
+  private logFrom = 0;
 
   constructor(opts: PacerOptions = {}) {
     this.pacer = new Pacer(opts);
     this.ceilingGap = opts.ceiling !== undefined ? 1000 / opts.ceiling : 0;
+  }
+
+  /** The limit this run started from (seed), and when its last request went. */
+  private seeded: Limit | undefined;
+  private lastSentAt: number | undefined;
+
+  /** Starts from a limit remembered from an earlier run (docs/pacing.md, "The memory"). */
+  seed(limit: Limit, now: number): void {
+    this.seeded = limit;
+    this.pacer.seedLimit(limit, now);
+    this.burstLeft = this.pacer.startBurst(now, limit.endedAt);
+  }
+
+  /** What is known of the limit now: what this run learnt, else what it started from. */
+  snapshot(now: number): Limit | undefined {
+    const s = this.pacer.snapshot(now);
+    const endedAt = this.lastSentAt ?? this.seeded?.endedAt;
+    const ended = endedAt !== undefined ? { endedAt } : {};
+    if (s === undefined || (!s.learnt && this.seeded !== undefined)) return this.seeded && { ...this.seeded, ...ended };
+    if (!s.learnt) return undefined;
+    return { ...s.limit, source: s.limit.headers !== null ? 'headers' : 'learnt', learntAt: now, ...ended };
   }
 
   private endRestart(): void {
@@ -156,7 +180,7 @@ export class PaceGate {
       }
     }
     if (anchor !== undefined) {
-      const timedFrom = this.timedFrom(this.seq - anchor.quota);
+      const timedFrom = this.seq - anchor.quota < this.logFrom ? undefined : this.timedFrom(this.seq - anchor.quota);
       if (timedFrom === null) return { retryAt: now + WINDOW_RECHECK_MS, onFinish: true };
       const from = timedFrom === undefined ? undefined : timedFrom - (Number.isFinite(this.roundTripMin) ? TRIP_CREDIT * this.roundTripMin : 0);
       if (from !== undefined && now < from + anchor.windowMs + ANCHOR_MARGIN_MS) return { retryAt: from + anchor.windowMs + ANCHOR_MARGIN_MS };
@@ -232,6 +256,7 @@ export class PaceGate {
       this.nextRelease = Math.max(this.nextRelease, now - catchUp * gap, resumeAt) + gap;
     }
     const ticket: Ticket = { sentAt: now, inflightAtSend: this.inflight, seq: this.seq, anchored, mirrored };
+    this.lastSentAt = now;
     this.logStart(now);
     this.inflight += 1;
     if (now >= this.restartFrom) this.restartSent += 1;
@@ -257,6 +282,7 @@ export class PaceGate {
     this.logAnswer(ticket.seq, now, admitted);
     if (admitted) this.roundTripMin = Math.min(this.roundTripMin, now - ticket.sentAt);
     const before = this.pacer.resumeAt;
+    const anchoredBefore = this.pacer.anchor() !== undefined;
     const pauseMs = this.pacer.observe(obs);
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
@@ -264,6 +290,7 @@ export class PaceGate {
     // A new pause: a window's quota, once recognised, may go at once when it ends; until a request
     // sent after it is admitted, no more go than the pause can have refilled.
     if (this.pacer.resumeAt > before) {
+      if (!anchoredBefore && this.pacer.anchor() !== undefined) this.logFrom = this.seq;
       // (Not for an echo: requests in flight together meet the one congestion, once.)
       if (ticket.sentAt >= before) this.share = this.share / 2 < SHARE_STEP / 4 ? 0 : this.share / 2;
       this.burstLeft = this.pacer.burstAfter();
