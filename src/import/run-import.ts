@@ -13,6 +13,7 @@ import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
+import { estimateLine, knownLimit } from '../pace/index.js';
 import { decodePhoneResult, regionOf } from '../phone/e164.js';
 import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
@@ -129,7 +130,11 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
   };
-  return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
+  // A dry run says how long the real one would take at the limit known (docs/pacing.md): the one
+  // remembered for this key, or read from the listing's headers, else --rate.
+  const toSend = s.rows - s.rejected - s.duplicates - s.skipped - (s.endings.existing ?? 0);
+  const estimate = o.dryRun ? [`  ${estimateLine(knownLimit(client?.stats().limit, settings.rate), toSend)}`] : [];
+  return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, stopping), ...estimate], stored: `${created + matched} rows were stored` });
 }
 
 /**

@@ -128,8 +128,6 @@ const HOLD_FIT = 0.99;
 /** A remembered rate is started from at this share of it (a bucket of one or two: SEED_UNDER_SMALL, as jitter alone empties it). */
 const SEED_UNDER = 0.99;
 const SEED_UNDER_SMALL = 0.97;
-/** A remembered rate's first short span steps the pace down this far; a second one sends the learning back to slow start's first 429. */
-const SEED_DOUBT = 0.9;
 /**
  * A minute without a 429 (QUIET_AFTER_MS), the probe and its relaxing ceiling double their speed
  * each QUIET_DOUBLING_MS, up to QUIET_MAX times: a limit raised since is found within minutes.
@@ -290,8 +288,6 @@ export class BlindPace {
   private boundsFor: { span: Span | undefined; upTo: number; result: ReturnType<typeof bucketBounds> } | undefined;
   /** Seeded from a remembered limit (seedLimit) that this run's 429s have not yet confirmed or refuted. */
   private seeded: Limit['shape'] | undefined;
-  /** The span that met the last 429 confirmed a remembered limit (no slow start's first 429). */
-  private confirmedSeed = false;
   /** A remembered window's log is kept to once a pause has ended on its quota (seedLimit). */
   private anchorArmed = true;
   /** A 429 was met in this run: what the snapshot says was learnt now. */
@@ -342,6 +338,12 @@ export class BlindPace {
       this.rate = Math.min(this.ceiling, Math.max(l.rate, (l.quota * 1000) / l.windowMs));
       return;
     }
+    if (l.unconfirmed === true) {
+      // A pace, not a rate: started from as slow start's end, and probed up as an unsolved one.
+      this.doubted = true;
+      this.rate = Math.min(this.ceiling, l.rate);
+      return;
+    }
     this.solvedRate = l.rate;
     if (l.shape === 'bucket' && l.burst !== undefined) {
       this.burstEstimate = l.burst;
@@ -355,7 +357,8 @@ export class BlindPace {
     if (this.seeded === 'window') return this.anchorQuota;
     if (this.seeded !== 'bucket' || this.refill === undefined) return 0;
     const refilled = endedAt === undefined ? Infinity : (this.refill.rate * Math.max(0, now - endedAt)) / 1000;
-    return Math.floor(REFILL_SHARE * Math.min(this.refill.burst, refilled));
+    // (The size remembered is the least that fits what was admitted, give or take one.)
+    return Math.max(0, Math.floor(Math.min(this.refill.burst - 1, refilled)));
   }
 
   /** What this run knows of the limit (undefined: nothing), and the rate admitted, for a cap's. */
@@ -365,14 +368,15 @@ export class BlindPace {
     const held = now - this.windowGrownAt < WINDOW_PROBE_MS ? this.window - 1 : this.window;
     const cap = this.window !== Infinity ? { maxInFlight: held } : {};
     if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap };
+    // A bucket's size is at least what the first span, which began with it whole, admitted beyond its rate.
+    const first = this.firstSpan;
+    const atStart = (rate: number) => (first !== undefined && !this.seededAtStart ? first.A - (rate * first.T) / 1000 : 0);
     const bucket = this.refill ?? (this.solvedRate !== undefined && this.burstEstimate !== undefined ? { rate: this.solvedRate, burst: this.burstEstimate } : undefined);
-    if (bucket !== undefined) {
-      const first = this.firstSpan;
-      const atStart = first !== undefined && !this.seededAtStart ? first.A - (bucket.rate * first.T) / 1000 : 0;
-      return { shape: 'bucket', rate: bucket.rate, burst: Math.max(bucket.burst, atStart), ...cap };
-    }
+    if (bucket !== undefined) return { shape: 'bucket', rate: bucket.rate, burst: Math.max(bucket.burst, atStart(bucket.rate)), ...cap };
+    if (this.solvedRate !== undefined && atStart(this.solvedRate) >= 2) return { shape: 'bucket', rate: this.solvedRate, burst: atStart(this.solvedRate), ...cap };
     if (this.window !== Infinity && admitted > 0) return { shape: 'concurrency', rate: admitted, maxInFlight: held };
     if (this.solvedRate !== undefined) return { shape: 'rate', rate: this.solvedRate, ...cap };
+    if (this.spans.length > 0) return { shape: 'rate', rate: this.rate, unconfirmed: true, ...cap };
     return undefined;
   }
 
@@ -523,7 +527,6 @@ export class BlindPace {
     this.lastSpan = span;
     this.lastSpanStart = this.spanStart as number;
     this.learnt = true;
-    this.confirmedSeed = false;
     if (span.pauseMs === Infinity) this.firstSpan ??= span;
     const seed = this.seeded !== undefined ? this.judgeSeed(span) : undefined;
     if (seed === 'done') return;
@@ -589,7 +592,7 @@ export class BlindPace {
     if (this.burst > 0 && span.A >= this.burst && !this.slowStart) return;
     this.slowStart = false;
     const paceAt429 = this.rate;
-    const estimate = seed === 'doubt' ? paceAt429 * SEED_DOUBT : this.estimate(paceAt429, o.sentAt);
+    const estimate = this.estimate(paceAt429, o.sentAt);
     this.tooFast = Math.min(this.tooFast, paceAt429);
     this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, estimate));
   }
@@ -600,9 +603,9 @@ export class BlindPace {
    * admitted half of it or more says the quota is now that (the next confirms it); fewer, the limit
    * is learnt afresh. A rate's: a span of seconds confirms it (the pace holds under what it admitted
    * lately); a short one says the limit is lower now, and the pace comes down as from slow start's
-   * first 429. `done`: nothing more to learn from this 429; `doubt`: the pace steps down a little.
+   * first 429. `done`: nothing more to learn from this 429.
    */
-  private judgeSeed(span: Span): 'done' | 'doubt' | undefined {
+  private judgeSeed(span: Span): 'done' | undefined {
     const shape = this.seeded;
     this.seeded = undefined;
     if (shape === 'window') {
@@ -619,23 +622,21 @@ export class BlindPace {
         return 'done';
       }
       this.forgetLimit();
-      span.slow = true;
       return undefined;
     }
     if (shape === 'concurrency') return undefined;
     if (span.T >= LONG_SPAN_MS) {
-      this.confirmedSeed = true;
       this.solvedRate = undefined;
       return undefined;
     }
     if (!this.doubted) {
-      // Perhaps only a little over (a rate measured high, jitter): a step down, the shape kept.
+      // Perhaps only a little over (a rate measured high, jitter): the pace steps down as after
+      // any short span of a solved rate; a second one drops what was remembered.
       this.doubted = true;
       this.seeded = shape;
-      return 'doubt';
+      return undefined;
     }
     this.forgetLimit();
-    span.slow = true;
     return undefined;
   }
 
@@ -925,7 +926,7 @@ export class BlindPace {
   }
 
   private estimateBySpan(paceAt429: number, at: number, cur: Span): number {
-    if ((this.spans.length === 1 && !this.confirmedSeed) || cur.slow) {
+    if ((this.spans.length === 1 && !this.seededAtStart) || cur.slow) {
       // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
       // it is), by up to a few doublings with a large burst. Start the next span well under it.
       return paceAt429 * FIRST_SHARE;

@@ -7,7 +7,7 @@ export type { Answer, HeaderForm, Limit, PaceStats, RateLimitInfo } from './type
 export { parseRateLimit, parseRetryAfter, type HeaderBag } from './headers.js';
 export { createPace, type LimiterOptions as PaceOptions, type Pace } from './limiter.js';
 export { fingerprint, openMemory, sharedLimiterId, type Memory } from './memory.js';
-export { estimateMs, knownLimit, knownRate, limitJson, limitLines, type Known } from './known.js';
+export { estimateLine, estimateMs, knownLimit, knownRate, limitJson, limitLines, type Known } from './known.js';
 export type { SharedBudget } from './shared-budget.js';
 
 /** The budget shared through Redis (loaded only with a URL: it brings ioredis). */

@@ -43,7 +43,7 @@ export function limitJson(baseUrl: string, k: Known): Record<string, unknown> {
     source: k.source,
     shape: l?.shape ?? null,
     rate: round(knownRate(k)),
-    burst: l?.burst ?? null,
+    burst: l?.burst !== undefined ? Math.round(l.burst) : null,
     window: l?.windowMs !== undefined ? l.windowMs / 1000 : null,
     quota: l?.quota ?? null,
     maxInFlight: l?.maxInFlight ?? null,
@@ -60,10 +60,10 @@ export function limitLines(k: Known): string[] {
   const lines: string[] = [];
   if (l !== undefined) {
     const per = (n: number) => `${round(n)} request${n === 1 ? '' : 's'}/s`;
-    if (l.shape === 'bucket') lines.push(`shape      token bucket: ${per(l.rate)}${l.burst !== undefined ? `, burst ${round(l.burst)}` : ''}`);
+    if (l.shape === 'bucket') lines.push(`shape      token bucket: ${per(l.rate)}${l.burst !== undefined ? `, burst ${Math.round(l.burst)}` : ''}`);
     else if (l.shape === 'window') lines.push(`shape      window: ${l.quota ?? '?'} requests per ${(l.windowMs ?? 0) / 1000} s`);
     else if (l.shape === 'concurrency') lines.push(`shape      at most ${l.maxInFlight} requests in flight (${per(l.rate)} reached)`);
-    else lines.push(`shape      a pace of ${per(l.rate)} (its shape not told apart)`);
+    else lines.push(`shape      a pace of ${per(l.rate)} (its shape not told apart${l.unconfirmed ? '; not yet measured over a long run' : ''})`);
     if (l.maxInFlight !== undefined && l.shape !== 'concurrency') lines.push(`in flight  at most ${l.maxInFlight}`);
     lines.push(`headers    ${l.headers ? FORM[l.headers] : 'none (only 429 and Retry-After)'}`);
     lines.push(`${l.source === 'headers' ? 'read' : 'learnt'}     ${new Date(l.learntAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (${l.source === 'headers' ? 'from rate-limit headers' : 'from the 429s met'})`);
@@ -74,4 +74,13 @@ export function limitLines(k: Known): string[] {
 
 function round(n: number): number {
   return n >= 10 ? Math.round(n * 10) / 10 : Math.round(n * 100) / 100;
+}
+
+/** The dry run's line: how long the real run would take at the known limit, or that it is not known yet. */
+export function estimateLine(k: Known | undefined, requests: number): string {
+  if (k === undefined) return 'the rate limit is not known yet (the first real run learns it and remembers it; --rate sets a ceiling): no estimate of its time';
+  const s = estimateMs(k, requests) / 1000;
+  const took = s < 90 ? `${Math.max(1, Math.round(s))} s` : s < 5400 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${(s / 3600).toFixed(1)} h`;
+  const from = k.source === '--rate' ? `--rate ${round(knownRate(k))}/s` : `the limit ${k.source === 'headers' ? 'read from headers' : 'learnt'} on ${new Date(k.limit?.learntAt ?? 0).toISOString().slice(0, 10)}, ${round(knownRate(k))} requests/s${k.ceiling !== undefined && k.limit !== undefined && k.ceiling < k.limit.rate ? ' (under --rate)' : ''}`;
+  return `the real run would take about ${took} for ${requests} request${requests === 1 ? '' : 's'} at ${from}`;
 }

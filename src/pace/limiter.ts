@@ -75,6 +75,7 @@ class RequestLimiter implements Pace {
       follow: (gapMs) => (this.sharedGap = gapMs),
       lost: (err) => this.loseShared(err),
       ceiling: opts.rate,
+      remembered: this.remembered,
     });
   }
 
@@ -201,7 +202,8 @@ class RequestLimiter implements Pace {
   }
 
   async close(): Promise<void> {
-    const learnt = this.gate.snapshot(this.opts.now());
+    // Sharing a budget, the leader's one gate learnt it; another process leaves the memory as it was.
+    const learnt = this.shared ? this.shared.snapshot(this.opts.now()) : this.gate.snapshot(this.opts.now());
     if (learnt !== undefined && learnt !== this.remembered && this.requests > 0) this.opts.memory?.save(learnt);
     await this.shared?.close();
     await this.bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined);

@@ -44,6 +44,7 @@ function parseLimit(v: unknown): Limit | undefined {
   const rate = num(o.rate);
   if (!SHAPES.has(o.shape as string) || rate === undefined || typeof o.learntAt !== 'number' || (o.source !== 'headers' && o.source !== 'learnt')) return undefined;
   const limit: Limit = { shape: o.shape as Limit['shape'], rate, source: o.source, learntAt: o.learntAt, headers: FORMS.has(o.headers as string) ? (o.headers as Limit['headers']) : null };
+  if (o.unconfirmed === true) limit.unconfirmed = true;
   for (const k of ['burst', 'windowMs', 'quota', 'maxInFlight', 'endedAt'] as const) {
     const x = num(o[k]);
     if (x !== undefined) limit[k] = x;
@@ -75,6 +76,7 @@ export function openMemory(o: { dir: string; baseUrl: string; apiKey: string; wa
         o.warn(`the remembered rate limit in ${path} is from another version of callctl or damaged; starting without it (the next job replaces it)`);
         return undefined;
       }
+      o.debug(`· starting from the rate limit ${limit.source === 'headers' ? 'read' : 'learnt'} on ${new Date(limit.learntAt).toISOString().slice(0, 10)}: ${limit.shape}, ${Math.round(limit.rate * 10) / 10} requests/s (${path})`);
       return limit;
     },
     save(limit) {

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
+import type { Limit } from './types.js';
 import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './shared-gate.js';
 
 /** How often the lock is renewed (or tried), the shared pace written or read, and marks checked. */
@@ -49,6 +50,8 @@ export interface SharedHooks {
   lost(err: unknown): void;
   /** --rate of this process (the gate's ceiling while this process leads). */
   ceiling?: number | undefined;
+  /** The limit remembered from an earlier run: a first leader starts from it. */
+  remembered?: Limit | undefined;
 }
 
 interface Waiter {
@@ -275,7 +278,11 @@ export class SharedBudget {
       return;
     }
     const conn = this.connection();
-    this.lead = { token, gate: new CentralGate({ ceiling: this.hooks?.ceiling, seedRate: seed?.rate, seedWindow: seed?.window, now: this.hooks?.now() ?? Date.now() }), conn };
+    const now = this.hooks?.now() ?? Date.now();
+    const gate = new CentralGate({ ceiling: this.hooks?.ceiling, seedRate: seed?.rate, seedWindow: seed?.window, now });
+    // No leader before it wrote a pace lately: the first starts from the limit remembered.
+    if (seed === undefined && this.hooks?.remembered !== undefined) gate.gate.seed(this.hooks.remembered, now);
+    this.lead = { token, gate, conn };
     void this.readInbox(this.lead);
   }
 
@@ -375,6 +382,11 @@ export class SharedBudget {
     const w = Number(window || NaN);
     if (!(Number.isFinite(r) && r > 0 && now - Number(at) < STALE_MS)) return undefined;
     return { rate: r, ...(Number.isInteger(w) && w > 0 ? { window: w } : {}) };
+  }
+
+  /** What the one gate knows of the limit, while this process leads it (for the memory). */
+  snapshot(now: number): Limit | undefined {
+    return this.lead?.gate.gate.snapshot(now);
   }
 
   /**

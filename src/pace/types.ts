@@ -34,6 +34,8 @@ export interface Limit {
   /** A window's length (ms) and quota. */
   windowMs?: number;
   quota?: number;
+  /** A pace that met 429s but was never measured over a long span: where to start, not a rate. */
+  unconfirmed?: boolean;
   /** Most requests in flight it admits (counted here, over the wire). */
   maxInFlight?: number;
   /** The header form it published, null for none. */
