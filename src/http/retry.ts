@@ -4,6 +4,7 @@
  * cannot change the outcome — an idempotent method, or a POST the caller vouches for (an import
  * row with an E.164 phone, which the service matches instead of duplicating).
  */
+import { backoffMs as backoff } from '../pace/index.js';
 
 /** Attempts for one request, the first included (the contract asks for at least 5). */
 export const MAX_ATTEMPTS = 6;
@@ -49,8 +50,7 @@ export function mayRetry(method: string, safePost: boolean, ambiguous: boolean):
   return IDEMPOTENT.has(method.toUpperCase()) || safePost;
 }
 
-/** Wait before attempt `attempt + 1` (1-based): exponential with full jitter on the upper half. */
+/** Wait before attempt `attempt + 1` (1-based): the one back-off (src/pace/backoff.ts). */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exp / 2 + random() * (exp / 2));
+  return backoff(attempt, BACKOFF_BASE_MS, BACKOFF_CAP_MS, random);
 }

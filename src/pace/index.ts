@@ -3,7 +3,7 @@
  * service's rate limit, the limit remembered between runs, and the budget shared through Redis.
  * Nothing outside src/pace/ imports any other file of it (test/pace/boundary.test.ts).
  */
-export type { Answer, HeaderForm, Limit, PaceStats, RateLimitInfo } from './types.js';
+export type { Answer, HeaderForm, Limit, Observation, PaceStats, RateLimitInfo } from './types.js';
 export { parseRateLimit, parseRetryAfter, type HeaderBag } from './headers.js';
 export { createPace, type LimiterOptions as PaceOptions, type Pace } from './limiter.js';
 export { fingerprint, openMemory, sharedLimiterId, type Memory } from './memory.js';
@@ -18,4 +18,7 @@ export async function connectShared(o: import('./shared-budget.js').SharedLimite
 // The pure parts, driven on a virtual clock by the simulations and the tests.
 export { PaceGate, type Ticket } from './gate.js';
 export { CentralGate, decodeAnswer, encodeAnswer } from './shared-gate.js';
-export { bucketBounds, fixedGridQuota } from './blind.js';
+export { bucketBounds, fixedGridQuota } from './bucket-fit.js';
+export { BlindLearner } from './blind-learner.js';
+export { HeaderLearner } from './header-learner.js';
+export { backoffMs } from './backoff.js';

@@ -8,10 +8,10 @@
  * Redis to fail.
  */
 import Bottleneck from 'bottleneck';
-import { PaceGate, type Answer, type Ticket } from './gate.js';
+import { PaceGate, type Ticket } from './gate.js';
 import type { Memory } from './memory.js';
 import type { SharedBudget } from './shared-budget.js';
-import type { Limit, PaceStats } from './types.js';
+import type { Answer, Limit, PaceStats } from './types.js';
 
 export interface LimiterOptions {
   concurrency: number;
@@ -176,7 +176,7 @@ class RequestLimiter implements Pace {
     const pauseMs = this.gate.finish(ticket, answer, now);
     for (const wake of this.answerWaiters.splice(0)) wake();
     if (pauseMs > 0) this.opts.onPause?.(pauseMs);
-    const window = Math.max(1, Math.min(this.opts.concurrency, this.gate.pacer.window));
+    const window = Math.max(1, Math.min(this.opts.concurrency, this.gate.window));
     if (window !== this.windowApplied && !(window === this.opts.concurrency && this.windowApplied === Infinity)) {
       this.windowApplied = window;
       void this.bottleneck.updateSettings({ maxConcurrent: window });
@@ -190,15 +190,14 @@ class RequestLimiter implements Pace {
     this.shared = undefined;
     this.opts.onSharedLost?.(err);
     void lost.close();
-    if (this.sharedGap !== undefined) this.gate.pacer.seed(1000 / this.sharedGap);
+    if (this.sharedGap !== undefined) this.gate.seedPace(1000 / this.sharedGap);
   }
 
   stats(): PaceStats {
-    const s = this.gate.pacer.settings();
     // Sharing a budget, this process's share of the one pace is not known: the progress line's ETA
     // then follows this run's own rate.
-    const pace = this.shared ? Infinity : s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : Infinity;
-    return { requests: this.requests, throttled: this.gate.pacer.throttled + this.sharedThrottled, pace, limit: this.gate.snapshot(this.opts.now()) };
+    const pace = this.shared ? Infinity : this.gate.spacing;
+    return { requests: this.requests, throttled: this.gate.throttled + this.sharedThrottled, pace, limit: this.gate.snapshot(this.opts.now()) };
   }
 
   async close(): Promise<void> {

@@ -24,19 +24,7 @@ import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import type { Limit } from './types.js';
 import { CentralGate, decodeAnswer, encodeAnswer, type SharedAnswer } from './shared-gate.js';
-
-/** How often the lock is renewed (or tried), the shared pace written or read, and marks checked. */
-const TICK_MS = 50;
-/** The leader's lock lapses this long after its last renewal (a killed leader is replaced). */
-const LOCK_MS = 3_000;
-/** A shared pace older than this is stale: nobody is writing it any more. */
-const STALE_MS = 30_000;
-/** A blocking pop gives up after this long (seconds) and looks again (closing, a lost lead). */
-const POP_S = 0.2;
-/** A closing leader waits at most this long (ms) for what it granted to be answered. */
-const HANDOVER_MS = 1_000;
-/** The leader takes at most this many lines of the inbox at once. */
-const DRAIN = 200;
+import * as tune from './tuning.js';
 
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -109,10 +97,10 @@ export class SharedBudget {
     this.hooks = hooks;
     // Marked alive before any want: commands on one connection run in order.
     this.markedAt = hooks.now();
-    this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS).catch((err: unknown) => this.fail(err));
+    this.redis.set(this.aliveKey(this.proc), '1', 'PX', tune.LOCK_MS).catch((err: unknown) => this.fail(err));
     this.grantConn = this.connection();
     void this.readGrants(this.grantConn);
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer = setInterval(() => this.tick(), tune.TICK_MS);
     this.timer.unref();
     this.tick();
   }
@@ -169,7 +157,7 @@ export class SharedBudget {
     }
     while (!this.closed) {
       try {
-        const got = await conn.blpop(this.grantsKey, POP_S);
+        const got = await conn.blpop(this.grantsKey, tune.POP_S);
         if (!got) continue;
         const line = got[1];
         // `f|grant|after`: a follow-on, for as long as `after` is unanswered (a late one is void:
@@ -213,19 +201,19 @@ export class SharedBudget {
     try {
       const k = this.keys;
       const now = hooks.now();
-      if (this.lead && Number(await this.redis.eval(RENEW, 1, k.leader, this.lead.token, String(LOCK_MS))) !== 1) this.endLead();
+      if (this.lead && Number(await this.redis.eval(RENEW, 1, k.leader, this.lead.token, String(tune.LOCK_MS))) !== 1) this.endLead();
       // (Closing, no lead is taken up: it would only have to be handed on again.)
       if (!this.lead && !this.closing) {
         // A new token for each lead taken: a process that lost the lead and took it again is a new
         // leader to the others, which send again what they wait for.
         const token = randomUUID();
-        if ((await this.redis.set(k.leader, token, 'PX', LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshState(now));
+        if ((await this.redis.set(k.leader, token, 'PX', tune.LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshState(now));
       }
       // Alive: a leader gives up at once what it granted to a process whose mark has lapsed. A mark
       // that lapsed here (the event loop held for seconds) may have cost this process its wants:
       // it asks again for all it waits for (a grant that comes twice is kept for the next request).
-      const lapsed = now - this.markedAt >= LOCK_MS;
-      await this.redis.set(this.aliveKey(this.proc), '1', 'PX', LOCK_MS);
+      const lapsed = now - this.markedAt >= tune.LOCK_MS;
+      await this.redis.set(this.aliveKey(this.proc), '1', 'PX', tune.LOCK_MS);
       this.markedAt = now;
       if (lapsed) {
         // The leader has dropped this process: what it granted ahead counts no more.
@@ -257,8 +245,8 @@ export class SharedBudget {
         if (pace !== undefined) {
           // (The cap on requests in flight too: a new leader that had to find it again met a 429 and a
           // second's pause for it, at the end of every run whose first leader ended first.)
-          const window = gate.gate.pacer.window;
-          await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now), 'window', Number.isFinite(window) ? String(window) : '').pexpire(k.state, STALE_MS).exec();
+          const window = gate.gate.window;
+          await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now), 'window', Number.isFinite(window) ? String(window) : '').pexpire(k.state, tune.STALE_MS).exec();
           hooks.follow(1000 / pace);
         }
       } else {
@@ -305,14 +293,14 @@ export class SharedBudget {
     }
     while (this.lead === lead && !this.closed) {
       try {
-        const got = await lead.conn.blpop(k.inbox, POP_S);
+        const got = await lead.conn.blpop(k.inbox, tune.POP_S);
         if (this.lead !== lead) return;
         if (!got) continue;
         // The line first, at once (a want granted or an answer taken a round trip sooner), then
         // whatever came meanwhile.
         this.take(lead, got[1], this.hooks?.now() ?? Date.now());
         await this.pump(lead);
-        const res = await this.redis.multi().lrange(k.inbox, 0, DRAIN - 1).ltrim(k.inbox, DRAIN, -1).exec();
+        const res = await this.redis.multi().lrange(k.inbox, 0, tune.DRAIN - 1).ltrim(k.inbox, tune.DRAIN, -1).exec();
         const lines = (res?.[0]?.[1] ?? []) as string[];
         if (lines.length === 0 || this.lead !== lead) continue;
         const now = this.hooks?.now() ?? Date.now();
@@ -357,7 +345,7 @@ export class SharedBudget {
     const m = this.redis.multi();
     for (const [proc, line] of lines) {
       const key = `${this.prefix}grants:${proc}`;
-      m.rpush(key, line).pexpire(key, STALE_MS);
+      m.rpush(key, line).pexpire(key, tune.STALE_MS);
     }
     await m.exec();
   }
@@ -380,7 +368,7 @@ export class SharedBudget {
     const [rate, at, window] = await this.redis.hmget(this.keys.state, 'rate', 'at', 'window');
     const r = Number(rate);
     const w = Number(window || NaN);
-    if (!(Number.isFinite(r) && r > 0 && now - Number(at) < STALE_MS)) return undefined;
+    if (!(Number.isFinite(r) && r > 0 && now - Number(at) < tune.STALE_MS)) return undefined;
     return { rate: r, ...(Number.isInteger(w) && w > 0 ? { window: w } : {}) };
   }
 
@@ -408,7 +396,7 @@ export class SharedBudget {
       lead.gate.drain();
       await pushed;
       await this.pump(lead).catch(() => undefined);
-      const until = Date.now() + HANDOVER_MS;
+      const until = Date.now() + tune.HANDOVER_MS;
       while (this.lead === lead && lead.gate.inflight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     }
     this.closed = true;
@@ -491,7 +479,7 @@ export async function connectSharedLimiter(o: SharedLimiterOptions): Promise<Sha
     maxRetriesPerRequest: 0,
     // Every request waits for its grant through Redis: a Redis that stops answering (a network cut
     // with no reset) must fail as surely as one that refuses, or the import would wait for good.
-    // (The blocking pops give up after POP_S, well within it.)
+    // (The blocking pops give up after tune.POP_S, well within it.)
     commandTimeout: 2_000,
     connectTimeout: 1_000,
     retryStrategy: () => null,

@@ -11,8 +11,10 @@
  * carry the rest: three processes following one pace ran windows at 46–82 % of the limit and a cap
  * at 61–66 %.
  */
-import { PaceGate, type Answer, type Ticket } from './gate.js';
+import { PaceGate, type Ticket } from './gate.js';
+import type { Answer } from './types.js';
 import type { RateLimitInfo } from './headers.js';
+import * as tune from './tuning.js';
 
 /** One answer as it travels between processes. */
 export interface SharedAnswer {
@@ -76,12 +78,6 @@ export interface PumpResult {
   onAnswer?: boolean;
 }
 
-/** A ramp after a pause (see rampLimit) ends this long after the pause at the latest (ms). */
-const RAMP_MS = 1_000;
-
-/** Answers kept to count what was in flight at a send (well over any request's time at the server). */
-const DONE_KEEP_MS = 5_000;
-
 export class CentralGate {
   readonly gate: PaceGate;
   /** The processes waiting for a start, one entry per want, in the order they asked. */
@@ -97,9 +93,9 @@ export class CentralGate {
    */
   constructor(opts: { ceiling?: number | undefined; seedRate?: number | undefined; seedWindow?: number | undefined; now?: number; random?: () => number }) {
     this.gate = new PaceGate({ ceiling: opts.ceiling, random: opts.random });
-    if (opts.seedRate !== undefined && opts.seedRate > 0) this.gate.pacer.seed(opts.seedRate);
+    if (opts.seedRate !== undefined && opts.seedRate > 0) this.gate.seedPace(opts.seedRate);
     if (opts.seedWindow !== undefined && opts.seedWindow > 0) {
-      this.gate.pacer.capAtMost(opts.seedWindow, opts.now ?? 0);
+      this.gate.capAtMost(opts.seedWindow, opts.now ?? 0);
       this.startRamp(opts.now ?? 0);
     }
   }
@@ -174,7 +170,7 @@ export class CentralGate {
    * Most requests in flight the gate grants after a pause (or as a new leader given a cap), once a
    * cap is known and the server says nothing: half the window at first (two at least), then half
    * as many again as were in flight together with one admitted since, until that reaches the window
-   * or a second has passed (`RAMP_MS`) — a round trip or two. A cap read too high (shared, answers
+   * or a second has passed (`tune.RAMP_MS`) — a round trip or two. A cap read too high (shared, answers
    * come through Redis and a process's event loop: on a loaded machine tens of milliseconds late
    * while the imports start, and a cap of 2 was read as 5) sent its whole window at once after each
    * pause, three more 429s each time, twice, before it was lowered. Now it meets one, after an
@@ -183,23 +179,27 @@ export class CentralGate {
    * from the start, before any cap is known, a fifth.)
    */
   private rampLimit(now: number): number {
-    const pacer = this.gate.pacer;
-    if (!this.ramping || pacer.window === Infinity) return Infinity;
-    const limit = Math.max(2, Math.floor(pacer.window / 2), this.sincePause + 1, Math.floor(1.5 * this.sincePause));
+    const window = this.gate.window;
+    if (!this.rampOn || window === Infinity) return Infinity;
+    const limit = Math.max(2, Math.floor(window / 2), this.sincePause + 1, Math.floor(1.5 * this.sincePause));
     // (At the window, the gate's own count holds it, and grants ahead while it is full.)
-    if (limit < pacer.window && now < this.rampEnd) return limit;
-    this.ramping = false;
+    if (limit < window && now < this.rampEnd) return limit;
+    this.rampOn = false;
     return Infinity;
   }
   /** Most requests in flight together (the count a cap is read from) with one admitted, sent since the last pause. */
   private sincePause = 0;
   /** A ramp is under way (see rampLimit), until then at the latest. */
-  private ramping = false;
+  private rampOn = false;
+  /** Whether a ramp after a pause is under way (for tests). */
+  get ramping(): boolean {
+    return this.rampOn;
+  }
   private rampEnd = -Infinity;
   private startRamp(at: number): void {
     this.sincePause = 0;
-    this.ramping = true;
-    this.rampEnd = at + RAMP_MS;
+    this.rampOn = true;
+    this.rampEnd = at + tune.RAMP_MS;
   }
 
   private extras(follows: FollowOn[]): Pick<PumpResult, 'follows' | 'revokes'> {
@@ -218,7 +218,7 @@ export class CentralGate {
    */
   private attach(): FollowOn[] {
     const out: FollowOn[] = [];
-    if (this.gate.inflightCount > this.gate.pacer.window) return out;
+    if (this.gate.inflightCount > this.gate.window) return out;
     while (this.wants.length > 0) {
       const proc = this.wants[0] as string;
       let after: number | undefined;
@@ -276,22 +276,22 @@ export class CentralGate {
       const offset = Math.min(this.offsets.get(g.proc) ?? Infinity, now - timing.at);
       this.offsets.set(g.proc, offset);
       const sent = timing.sentAt + offset;
-      this.done = this.done.filter((d) => now - d.at < DONE_KEEP_MS);
+      this.done = this.done.filter((d) => now - d.at < tune.DONE_KEEP_MS);
       let others = 0;
       for (const [otherId, o] of this.granted) if (otherId < id && o.ticket.sentAt <= sent) others += 1;
       for (const d of this.done) if (d.sent <= sent && d.at > sent) others += 1;
       this.done.push({ sent, at: timing.at + offset });
       ticket = { ...ticket, atServerAtSend: Math.min(ticket.inflightAtSend, others) };
     }
-    const window = this.gate.pacer.window;
-    const resumeAt = this.gate.pacer.resumeAt;
+    const window = this.gate.window;
+    const resumeAt = this.gate.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
-    const paused = this.gate.pacer.resumeAt > resumeAt;
-    if (paused) this.startRamp(this.gate.pacer.resumeAt);
+    const paused = this.gate.resumeAt > resumeAt;
+    if (paused) this.startRamp(this.gate.resumeAt);
     else if (answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.sincePause = Math.max(this.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.
-    if (paused || this.gate.pacer.window < window) this.revokeAll();
+    if (paused || this.gate.window < window) this.revokeAll();
     return pause;
   }
   /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
@@ -316,8 +316,8 @@ export class CentralGate {
 
   /** The pace for every process together (requests per second), for a process going on alone. */
   get pace(): number | undefined {
-    const s = this.gate.pacer.settings();
-    const p = s.credits !== null ? s.refillPerSec : s.minTimeMs > 0 ? 1000 / s.minTimeMs : this.gate.pacer.pace;
+    const spacing = this.gate.spacing;
+    const p = spacing !== Infinity ? spacing : this.gate.pace;
     return Number.isFinite(p) && p > 0 ? p : undefined;
   }
 }

@@ -59,3 +59,87 @@ export interface PaceStats {
   /** The limit as known now (remembered, then confirmed or learnt), if any. */
   limit?: Limit | undefined;
 }
+
+/** One answer as the learners see it: when it came, when its request left, and what was in flight. */
+export interface Observation extends Answer {
+  /** When the answer arrived, and when its request was sent (ms). */
+  at: number;
+  sentAt: number;
+  /** Requests still in flight besides this one. */
+  inflightOthers: number;
+  /** Requests in flight besides this one when it was sent. */
+  inflightAtSend: number;
+  /**
+   * Sharing a budget (shared-gate.ts): the leader's own count of them, from each grant to its
+   * answer's arrival there — never fewer than the server had, where `inflightAtSend` may fall short.
+   */
+  inflightBound?: number | undefined;
+}
+
+/** A window's quota and length: no more than `quota` start within `windowMs` (the gate's log). */
+export interface Anchor {
+  quota: number;
+  windowMs: number;
+}
+
+/** What the gate applies now (the learner in charge says). */
+export interface PaceSettings {
+  /** Least gap between request starts, in ms (0: no spacing). */
+  minTimeMs: number;
+  /** With headers: what the server says remains, less what is in flight; null without. */
+  credits: number | null;
+  /** With headers: credits regained per second. */
+  refillPerSec: number;
+  /** With headers: credits never exceed this. */
+  capacity: number | null;
+  /** With headers: when the server said its quota is whole again (ms), if it said. */
+  fullAt?: number | undefined;
+  /** With headers: no request starts before this (a window's proof, header-learner.ts). */
+  holdUntil?: number | undefined;
+  /** With headers: after `holdUntil`, one request goes and the rest wait for its answer. */
+  holdOne?: boolean;
+  /** Spacing: requests that may start back to back after a late timer (1: none). */
+  catchUp?: number;
+}
+
+/** What a learner knows of the limit, and whether this run learnt it (a 429 met, a count read). */
+export interface Learnt {
+  limit: Omit<Limit, 'source' | 'learntAt'>;
+  learnt: boolean;
+}
+
+/**
+ * What the gate (gate.ts) asks of a learner: the one without headers (blind-learner.ts) until an
+ * answer carries a count, then the one that reads them (header-learner.ts).
+ */
+export interface Learner {
+  /** The pace in requests per second (for progress and stats). */
+  readonly pace: number;
+  /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
+  readonly window: number;
+  settings(): PaceSettings;
+  /** A request goes out now. */
+  onSend(now: number): void;
+  /** A request is about to start while others wait for the pace: the pace may grow. */
+  onBusy(now: number): void;
+  /** Nothing waits: growth restarts from the next busy moment. */
+  onIdle(): void;
+  /**
+   * Feeds one answer (status 0: a transport failure); `pausedUntil` is the limiter's pause so far.
+   * Returns the pause a 429 calls for (`waitMs`) and when the limiter may send again (`until`).
+   */
+  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number };
+  /** Requests that may go at once when a pause ends. */
+  burstAfter(): number;
+  /** After a pause, the requests that may be in flight until one sent after it is admitted. */
+  restartCap(): number;
+  /** A window's quota and length the gate keeps to, once recognised. */
+  anchor(): Anchor | undefined;
+  /** A request the anchor let go met a 429. */
+  anchorMissed(): void;
+  /** Starts from a pace found elsewhere (a shared budget's). */
+  seedPace(rate: number): void;
+  /** Starts from a limit remembered from an earlier run. */
+  seed(limit: Limit, now: number): void;
+  snapshot(now: number): Learnt | undefined;
+}

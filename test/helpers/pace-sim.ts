@@ -169,7 +169,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let end = Number.NaN;
 
   const dispatch = () => {
-    while (active < Math.min(concurrency, gate.pacer.window) && left > 0) {
+    while (active < Math.min(concurrency, gate.window) && left > 0) {
       left -= 1;
       active += 1;
       attempt();
@@ -215,13 +215,13 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     gate.finish(ticket, { status, rateLimit: parseRateLimit(headers, now), retryAfterMs: parseRetryAfter(headers['retry-after'], now) }, now);
     for (const wake of answerWaiters.splice(0)) events.push(now, wake);
     if (status === 429) {
-      if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pacer.pace.toFixed(1)} window=${gate.pacer.window} burst=${gate.pacer.burstAfter()} anchor=${JSON.stringify(gate.pacer.anchor())} resume+${(gate.pacer.resumeAt - now).toFixed(0)}`);
+      if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pace.toFixed(1)} window=${gate.window} burst=${gate.burstAfter()} anchor=${JSON.stringify(gate.anchor())} resume+${(gate.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       at429.push(now - t0);
       left += 1;
     } else {
       done += 1;
-      if (process.env.SIM_TRACE && done % Math.round(R) === 0) console.log(`t=${((now - t0) / 1000).toFixed(3)} done=${done} pace=${gate.pacer.pace.toFixed(1)}`);
+      if (process.env.SIM_TRACE && done % Math.round(R) === 0) console.log(`t=${((now - t0) / 1000).toFixed(3)} done=${done} pace=${gate.pace.toFixed(1)}`);
       if (done === Math.ceil(rows / 2)) halfAt = now;
       if (doneAt20 < 0 && now - t0 >= 20_000) doneAt20 = done;
       if (done === rows) end = now;
@@ -251,7 +251,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
   const after20 = doneAt20 < 0 ? Number.NaN : (rows - doneAt20) / ((end - t0 - 20_000) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.pacer.anchor() !== undefined, pace: gate.pacer.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429 };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429 };
 }
 
 /**

@@ -27,10 +27,10 @@ function leads(dir: string, p: number, n: number): string {
  * second is started, nothing asked of it yet.
  */
 async function leaderAndOther(id: string, hooks: { now(): number; follow(): void; lost(err: unknown): void }) {
-  const { connectSharedLimiter } = await import('../../src/pace/index.js');
-  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
-  const leader = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
-  const other = await connectSharedLimiter({ redisUrl: REDIS!, id, log, required: true });
+  const { connectShared } = await import('../../src/pace/index.js');
+  const log = { warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectShared>[0]['log'];
+  const leader = await connectShared({ redisUrl: REDIS!, id, log, required: true });
+  const other = await connectShared({ redisUrl: REDIS!, id, log, required: true });
   assert.ok(leader && other);
   leader.start(hooks);
   const first = await leader.acquire();
@@ -143,14 +143,14 @@ test('the leader killed mid-import: another process takes the lead and finishes 
 });
 
 test('a budget closed at the end of a job reports no failure for what was still on its way to Redis', { skip }, async () => {
-  const { connectSharedLimiter } = await import('../../src/pace/index.js');
+  const { connectShared } = await import('../../src/pace/index.js');
   const warnings: string[] = [];
-  const log = { warn: (line: string) => warnings.push(line), info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectSharedLimiter>[0]['log'];
+  const log = { warn: (line: string) => warnings.push(line), info: () => undefined, debug: () => undefined } as unknown as Parameters<typeof connectShared>[0]['log'];
   const lost: string[] = [];
   // The budget renews its lead every 50 ms, and pops wants, grants and answers as they come:
   // closing at every millisecond around the first of those ticks closes some of them half-way.
   for (let offset = 44; offset <= 62; offset++) {
-    const budget = await connectSharedLimiter({ redisUrl: REDIS!, id: `callctl:test-close-${process.pid}-${offset}`, log, required: true });
+    const budget = await connectShared({ redisUrl: REDIS!, id: `callctl:test-close-${process.pid}-${offset}`, log, required: true });
     assert.ok(budget);
     budget.start({ now: () => Date.now(), follow: () => undefined, lost: (err) => lost.push(`${offset} ms: ${String(err)}`) });
     // Alone on its budget, it leads: its own wants are granted.

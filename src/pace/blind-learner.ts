@@ -26,177 +26,12 @@
  * quiet stretch, as TCP grows its window.
  */
 
-import type { Limit } from './types.js';
+import { backoffMs } from './backoff.js';
+import { bucketBounds, countIn, fixedGridQuota, jitterOf, sorted, type Admit, type Span } from './bucket-fit.js';
+import type { Anchor, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';
+import * as tune from './tuning.js';
 
-export interface BlindAnswer {
-  /** When the answer arrived, and when its request was sent (ms). */
-  at: number;
-  sentAt: number;
-  status: number;
-  retryAfterMs?: number | undefined;
-  /** Other requests in flight when this one was sent. */
-  inflightAtSend: number;
-  /**
-   * Sharing a budget (central-gate.ts): the leader's own count of them, from each grant to its
-   * answer's arrival there — never fewer than the server had, where `inflightAtSend` is a closer
-   * estimate that may fall short.
-   */
-  inflightBound?: number | undefined;
-}
-
-interface Admit {
-  sentAt: number;
-  rtt: number;
-}
-
-interface Span {
-  /** The pause before it (Infinity for the first: the limit was whole). */
-  pauseMs: number;
-  /** How long it lasted and how many of its requests were admitted. */
-  T: number;
-  A: number;
-  /** The pace it began at, whether that was slow start's, and the pace that met its 429. */
-  fromRate: number;
-  slow: boolean;
-  pace: number;
-  /** Every request sent in it, in order (ms), the refused one's send, and how far a request's arrival may stray from its send (ms). */
-  sends: number[];
-  refusedAt: number;
-  jitterMs: number;
-  /** The longest round trip of its admitted answers (no request took longer one way), and its sends that failed in transport. */
-  rttMaxMs: number;
-  /** The shortest round trip of its admitted answers (Infinity: none). */
-  rttMinMs: number;
-  /** Its admitted requests: when each was sent and its round trip (ms), as their answers came. */
-  admits: Admit[];
-  /** The refused request's round trip (ms). */
-  refusedRttMs: number;
-  /**
-   * Admitted requests sent after the refused one, within its jitter, whose answers came after its
-   * 429: on the wire they may have overtaken it (a window's count, not a bucket's — see quotaCount).
-   */
-  overtook: number;
-  failed: number;
-  /** The pause its 429 called for (ms). */
-  retryAfterMs: number;
-  /** Whether the 429 that ended it said when to come back (Retry-After). */
-  retryAfterKnown: boolean;
-}
-
-const INITIAL_RATE = 10;
-const MIN_RATE = 0.1;
-/** Slow start doubles the pace this often while requests wait for it. */
-const DOUBLING_MS = 100;
-/** After the first 429 (one span: only bounds), sit at this share of the span's upper bound. */
-const FIRST_SHARE = 0.5;
-/** …after a short span, with nothing better known. */
-const SHORT_SHARE = 0.7;
-/** A pace set at a bucket's least refill regrows fast up to this share of the pace that met the 429. */
-const REGROW_SHARE = 0.5;
-/** Spans whose admitted counts are within this share of the least met a window's quota. */
-const WINDOW_SAME = 0.02;
-/** …but under this count, only equal counts are a window's. */
-const EXACT_QUOTA = 10;
-/** This many spans after pauses that admitted exactly one count are a window, whatever bucket fits. */
-const SAME_SPANS = 3;
-/** The probe stays under this share of the pace that last met a 429… */
-const UNDER_TOO_FAST = 0.97;
-/** …which relaxes upward this share per second without a 429. */
-const RELAX_PER_SEC = 0.0005;
-/** A long span's limit is read from the rate admitted over its last seconds. */
-const RECENT_MS = 2000;
-/** A long span's pace within this share of the pace at its refused send is steady (recentFrom). */
-const RAMP_SHARE = 0.9;
-/** The shortest window a ramping span's recent admitted rate is read over: this long (ms), and this many gaps. */
-const RAMP_MIN_MS = 500;
-const RAMP_MIN_SENDS = 4;
-/** A span this long drained little of what the pause refilled: its admitted rate is the limit's. */
-const LONG_SPAN_MS = 1500;
-/** Until solved, probe up this share of the pace per second… */
-const PROBE_UNSOLVED = 0.03;
-/** …once solved, hold at this share of the solved rate and probe this slowly. */
-const HOLD = 0.985;
-const PROBE_SOLVED = 0.001;
-/** Two spans fit a bucket (see fit) when their lengths differ by this much… */
-const FIT_MIN_SPREAD_MS = 1000;
-/** …and their pauses by no more than this. */
-const FIT_SAME_PAUSE_MS = 100;
-/** A bucket whose burst is under this share of what a pause would refill is paced by the fit… */
-const SMALL_BURST = 0.5;
-/** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
-const HOLD_FIT = 0.99;
-/** A remembered rate is started from at this share of it (a bucket of one or two: SEED_UNDER_SMALL, as jitter alone empties it). */
-const SEED_UNDER = 0.99;
-const SEED_UNDER_SMALL = 0.97;
-/**
- * A minute without a 429 (QUIET_AFTER_MS), the probe and its relaxing ceiling double their speed
- * each QUIET_DOUBLING_MS, up to QUIET_MAX times: a limit raised since is found within minutes.
- */
-const QUIET_AFTER_MS = 60_000;
-const QUIET_DOUBLING_MS = 20_000;
-const QUIET_MAX = 256;
-const PROBE_FIT = 0.0002;
-/**
- * From this pace up, timers (whole milliseconds, and late) cannot space requests by themselves:
- * one late start may be made up for even before the bucket is measured. A limit this fast that
- * allows no two requests closer than its gap would refuse any client on a real network.
- */
-const FAST_RATE = 100;
-/** At most this many requests go back to back to make up for late timers. */
-const CATCH_UP_MAX = 16;
-/** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
-const WINDOW_GROW_MS = 60_000;
-/** Shared, a cap this new is still lowered by a 429 granted with fewer in flight (learn()). */
-const WINDOW_NEW_MS = 10_000;
-/** A refusal's round trip this share of an admitted one's is a wire's: a cap's window then spans it. */
-const WIRE_SHARE = 0.1;
-/** …and an admission's round trip longer than a refusal's by this share of it is its service time. */
-const SERVICE_SHARE = 0.2;
-/** A 429 this soon after the window grew takes the growth back. */
-const WINDOW_PROBE_MS = 10_000;
-/** A span's send times are kept up to this many; a longer one is left out of the bounds (their cost). */
-const SPAN_SENDS_MAX = 5_000;
-/** The bucket's bounds are sought over rates this far apart (a share), up to 1.5× the pace that met the 429… */
-const BOUNDS_STEP = 0.001;
-/** …and the bound from above first coarsely, from the top down. */
-const BOUNDS_COARSE = 0.02;
-/** Equal counts are a bucket's, not a window's, when a bucket would need this share of the pace as refill. */
-const BUCKET_NOT_WINDOW = 0.4;
-/** …or, for a quota under BURST_MIN_QUOTA, when one that fits would refill this share of it in a window's length. */
-const BUCKET_REFILLS_QUOTA = 0.75;
-/**
- * …or when the fastest bucket that fits (the bound from above, or the search's ceiling when the
- * spans give none) would refill more than this many quotas in a window's length: read as the
- * window, the log would hold it under its rate with no 429 to say so. (At 1.25, small windows were
- * read a span or more later: a fixed window of 5 per second over 5 ms fell from 94 to 74 %.)
- */
-const BUCKET_OUTRUNS_QUOTA = 3;
-/**
- * A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this
- * quota up; from it up, too, equal counts are a window even when a bucket fits them (rule 5).
- */
-const BURST_MIN_QUOTA = 50;
-/** Of what a measured bucket's pause refilled, this share goes at once when the pause ends. */
-const REFILL_SHARE = 0.9;
-/** Rates that fit the spans, all within this factor of the least, are the rate (see bucketBounds). */
-const BOUNDS_TIGHT = 1.05;
-/** A round trip longer than the shortest by more than this says nothing more of when its request arrived. */
-const WIRE_SLACK_MAX_MS = 50;
-/** …and the shortest round trip seen may be a little over the wire's least: arrivals may be this much later. */
-const WIRE_SLACK_MS = 3;
-/** A fixed window is read from the phase of this many spans at least (judgeFixedGrid)… */
-const GRID_SPANS = 3;
-/** …this many for a quota under BURST_MIN_QUOTA… */
-const GRID_SPANS_SMALL = 4;
-/** …and only if the quotas that fit at every phase lie within this share of the least. */
-const GRID_SPREAD = 0.05;
-/** A span's windows before its refused request's are checked back this far (their cost, at a 429). */
-const GRID_WINDOWS_BACK = 16;
-/** Back-off for a 429 without Retry-After: exponential with jitter, capped. */
-const BACKOFF_BASE_MS = 1_000;
-const BACKOFF_CAP_MS = 30_000;
-
-export class BlindPace {
+export class BlindLearner implements Learner {
   /** Requests per second the spacing keeps to. */
   rate: number;
   /** Most requests in flight (Infinity: only --concurrency binds). */
@@ -281,7 +116,7 @@ export class BlindPace {
   private anchorQuota = 0;
   private anchorWindowMs = 0;
   private anchorEnded = false;
-  /** A bucket whose rate the spans pin (within BOUNDS_TIGHT): its least rate, and its size at that rate. */
+  /** A bucket whose rate the spans pin (within tune.BOUNDS_TIGHT): its least rate, and its size at that rate. */
   private refill: { rate: number; burst: number } | undefined;
   /** What went at once when the span now open began (burstAfter). */
   private spanBurst = 0;
@@ -302,17 +137,14 @@ export class BlindPace {
   private firstSpan: Span | undefined;
 
   constructor(
-    opts: {
-      ceiling?: number | undefined;
-      initialRate?: number | undefined;
-    },
+    ceiling: number | undefined,
     private readonly random: () => number,
   ) {
-    this.ceiling = opts.ceiling ?? Infinity;
-    this.rate = Math.min(this.ceiling, opts.initialRate ?? INITIAL_RATE);
+    this.ceiling = ceiling ?? Infinity;
+    this.rate = Math.min(this.ceiling, tune.INITIAL_RATE);
     // With --rate the operator has said how fast: start there and only ever go slower.
-    this.slowStart = opts.ceiling === undefined;
-    if (opts.ceiling !== undefined) this.rate = opts.ceiling;
+    this.slowStart = ceiling === undefined;
+    if (ceiling !== undefined) this.rate = ceiling;
   }
 
   /**
@@ -321,7 +153,7 @@ export class BlindPace {
    * once (its log kept to once the 429 after it has said where the window ends), a cap's window.
    * The first 429 confirms it (a span of seconds) or sends the learning back to its start.
    */
-  seedLimit(l: Limit, now: number): void {
+  seed(l: Limit, now: number): void {
     this.seededAtStart = true;
     this.quietFrom = now;
     this.slowStart = false;
@@ -349,7 +181,7 @@ export class BlindPace {
       this.burstEstimate = l.burst;
       this.refill = { rate: l.rate, burst: l.burst };
     }
-    this.rate = Math.min(this.ceiling, l.rate * ((l.burst ?? 1) >= 3 ? SEED_UNDER : SEED_UNDER_SMALL));
+    this.rate = Math.min(this.ceiling, l.rate * ((l.burst ?? 1) >= 3 ? tune.SEED_UNDER : tune.SEED_UNDER_SMALL));
   }
 
   /** What may go at once when a seeded run starts: a window's quota, what a bucket has refilled since `endedAt`. */
@@ -362,10 +194,15 @@ export class BlindPace {
   }
 
   /** What this run knows of the limit (undefined: nothing), and the rate admitted, for a cap's. */
-  snapshot(now: number): Omit<Limit, 'headers' | 'source' | 'learntAt'> | undefined {
+  snapshot(now: number): Learnt | undefined {
+    const limit = this.known(now);
+    return limit && { limit: { ...limit, headers: null }, learnt: this.learnt };
+  }
+
+  private known(now: number): Omit<Limit, 'headers' | 'source' | 'learntAt'> | undefined {
     const admitted = this.firstSentAt !== undefined && this.lastAnswerAt > this.firstSentAt ? (this.admittedCount * 1000) / (this.lastAnswerAt - this.firstSentAt) : 0;
     // (A window grown by one and not yet through its probe is the one before.)
-    const held = now - this.windowGrownAt < WINDOW_PROBE_MS ? this.window - 1 : this.window;
+    const held = now - this.windowGrownAt < tune.WINDOW_PROBE_MS ? this.window - 1 : this.window;
     const cap = this.window !== Infinity ? { maxInFlight: held } : {};
     if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap };
     // A bucket's size is at least what the first span, which began with it whole, admitted beyond its rate.
@@ -381,9 +218,9 @@ export class BlindPace {
   }
 
   /** Starts from a pace found elsewhere: no slow start; probed up as an unsolved one. */
-  seed(rate: number): void {
+  seedPace(rate: number): void {
     this.regrowTo = 0;
-    this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, rate));
+    this.rate = Math.max(tune.MIN_RATE, Math.min(this.ceiling, rate));
     this.slowStart = false;
   }
 
@@ -403,7 +240,7 @@ export class BlindPace {
       this.spanBurst = this.burstAfter();
     }
     if (this.quietFrom === Infinity) this.quietFrom = now;
-    if (this.spanSends.length < SPAN_SENDS_MAX) this.spanSends.push(now);
+    if (this.spanSends.length < tune.SPAN_SENDS_MAX) this.spanSends.push(now);
     if (this.paceAtSend.length >= 8192) this.paceAtSend.splice(0, 4096);
     this.paceAtSend.push([now, this.rate]);
   }
@@ -415,18 +252,18 @@ export class BlindPace {
     this.lastGrowthAt = now;
     const dt = Math.min(now - last, 1000);
     if (dt <= 0) return;
-    if (this.slowStart) this.rate *= 2 ** (dt / DOUBLING_MS);
+    if (this.slowStart) this.rate *= 2 ** (dt / tune.DOUBLING_MS);
     else if (this.rate < this.regrowTo) this.rate = Math.min(this.regrowTo, this.rate * 2 ** (dt / 1000));
     else {
-      const quiet = Math.min(QUIET_MAX, 2 ** (Math.max(0, now - this.quietFrom - QUIET_AFTER_MS) / QUIET_DOUBLING_MS));
-      const probe = quiet * (this.solvedRate === undefined ? PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? PROBE_FIT : PROBE_SOLVED) * this.solvedRate);
+      const quiet = Math.min(tune.QUIET_MAX, 2 ** (Math.max(0, now - this.quietFrom - tune.QUIET_AFTER_MS) / tune.QUIET_DOUBLING_MS));
+      const probe = quiet * (this.solvedRate === undefined ? tune.PROBE_UNSOLVED * this.rate : (this.burstEstimate !== undefined ? tune.PROBE_FIT : tune.PROBE_SOLVED) * this.solvedRate);
       // Up, but not into the pace that last met a 429 — which itself relaxes, slowly, in case the
       // limit was raised.
-      this.tooFast *= 1 + quiet * RELAX_PER_SEC * (dt / 1000);
-      this.rate = Math.max(this.rate, Math.min(this.rate + probe * (dt / 1000), this.tooFast * UNDER_TOO_FAST));
+      this.tooFast *= 1 + quiet * tune.RELAX_PER_SEC * (dt / 1000);
+      this.rate = Math.max(this.rate, Math.min(this.rate + probe * (dt / 1000), this.tooFast * tune.UNDER_TOO_FAST));
     }
     this.rate = Math.min(this.rate, this.ceiling);
-    if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > WINDOW_GROW_MS) {
+    if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
       this.window += 1;
       this.lastWindowCutAt = now;
       this.windowGrownAt = now;
@@ -445,7 +282,7 @@ export class BlindPace {
   private windowOverWire(span: Span): number {
     const serviceMs = span.rttMinMs - span.refusedRttMs;
     // (A bucket's refusal takes as long as an admission: what differs is jitter, no service.)
-    if (span.refusedRttMs < WIRE_SHARE * span.rttMinMs || serviceMs < Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs)) return 1;
+    if (span.refusedRttMs < tune.WIRE_SHARE * span.rttMinMs || serviceMs < Math.max(tune.SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs)) return 1;
     const onServer = span.sends.filter((t) => t <= span.refusedAt && t > span.refusedAt - serviceMs).length - 1;
     return Math.round((Math.max(1, onServer) * span.rttMinMs) / serviceMs);
   }
@@ -464,8 +301,22 @@ export class BlindPace {
     this.lastGrowthAt = undefined;
   }
 
+  get pace(): number {
+    return this.rate;
+  }
+
+  settings(): PaceSettings {
+    const ceilingGap = this.ceiling !== Infinity ? 1000 / this.ceiling : 0;
+    return { minTimeMs: Math.max(ceilingGap, 1000 / this.rate), credits: null, refillPerSec: 0, capacity: null, catchUp: this.catchUp };
+  }
+
+  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
+    const waitMs = this.answer(o);
+    return { waitMs, until: o.status === 429 ? Math.max(pausedUntil, o.at + waitMs) : pausedUntil };
+  }
+
   /** Feeds one answer (status 0: transport failure); returns the pause it calls for (ms). */
-  observe(o: BlindAnswer): number {
+  private answer(o: Observation): number {
     this.firstSentAt = Math.min(this.firstSentAt ?? o.sentAt, o.sentAt);
     this.lastAnswerAt = Math.max(this.lastAnswerAt, o.at);
     if (o.status !== 0 && o.status !== 429) this.admittedCount += 1;
@@ -482,7 +333,7 @@ export class BlindPace {
         this.admittedInflightMax = Math.max(this.admittedInflightMax, o.inflightAtSend);
         if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
         this.admittedAt.push(o.sentAt);
-        if (this.spanAdmits.length < SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
+        if (this.spanAdmits.length < tune.SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
       }
       // (Every answer fed after the 429 was left out of the span's count: `lastSpan` is set when the
       // 429 is learned, and the next span begins after the pause, later than the refused send.)
@@ -493,14 +344,14 @@ export class BlindPace {
       if (this.lastSpan !== undefined && o.sentAt >= this.lastSpanStart && o.sentAt < this.lastSpan.refusedAt) {
         this.lastSpan.A += 1;
         this.lastSpanAdmitted += 1;
-        if (this.lastSpan.admits.length < SPAN_SENDS_MAX) this.lastSpan.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
+        if (this.lastSpan.admits.length < tune.SPAN_SENDS_MAX) this.lastSpan.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
         this.raiseQuota();
       }
       return 0;
     }
     this.consecutive429 += 1;
     this.quietFrom = o.at;
-    const wait = o.retryAfterMs ?? this.backoff();
+    const wait = o.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random);
     // Requests sent before the last pause ended meet the same congestion: no new lesson.
     if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) {
       this.lastSpanAdmitted = this.spanAdmitted;
@@ -514,7 +365,7 @@ export class BlindPace {
     return wait;
   }
 
-  private learn(o: BlindAnswer): void {
+  private learn(o: Observation): void {
     this.regrowTo = 0;
     if (this.burstEstimate !== undefined && this.solvedRate !== undefined) this.partRefuted = true;
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
@@ -535,7 +386,7 @@ export class BlindPace {
     // cap again. The count of requests in flight at a send can be one short of the server's (an
     // answer on its way back is still in flight there), so this is not left to the rule below,
     // which would then cut the rate instead.
-    if (this.window !== Infinity && o.sentAt >= this.windowGrownAt && o.sentAt - this.windowGrownAt < WINDOW_PROBE_MS && o.inflightAtSend >= this.window - 2) {
+    if (this.window !== Infinity && o.sentAt >= this.windowGrownAt && o.sentAt - this.windowGrownAt < tune.WINDOW_PROBE_MS && o.inflightAtSend >= this.window - 2) {
       this.window -= 1;
       this.windowGrownAt = -Infinity;
       this.lastWindowCutAt = o.at;
@@ -553,8 +404,8 @@ export class BlindPace {
     // past the window, so every 429 would pass, and an API whose handler takes a while behind a
     // quick 429 — a rate limit, its cap misread — would have its window ratcheted to one.
     const serviceMs = span.rttMinMs - span.refusedRttMs;
-    const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
-    if (o.inflightBound !== undefined && this.window !== Infinity && o.sentAt - this.windowFoundAt < WINDOW_NEW_MS && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
+    const served = Number.isFinite(serviceMs) && serviceMs >= Math.max(tune.SERVICE_SHARE * span.rttMinMs, 2 * span.jitterMs);
+    if (o.inflightBound !== undefined && this.window !== Infinity && o.sentAt - this.windowFoundAt < tune.WINDOW_NEW_MS && o.inflightBound >= 1 && o.inflightBound < this.window && served) {
       this.capAtMost(o.inflightBound, o.at);
       return;
     }
@@ -594,7 +445,7 @@ export class BlindPace {
     const paceAt429 = this.rate;
     const estimate = this.estimate(paceAt429, o.sentAt);
     this.tooFast = Math.min(this.tooFast, paceAt429);
-    this.rate = Math.max(MIN_RATE, Math.min(this.ceiling, estimate));
+    this.rate = Math.max(tune.MIN_RATE, Math.min(this.ceiling, estimate));
   }
 
   /**
@@ -625,7 +476,7 @@ export class BlindPace {
       return undefined;
     }
     if (shape === 'concurrency') return undefined;
-    if (span.T >= LONG_SPAN_MS) {
+    if (span.T >= tune.LONG_SPAN_MS) {
       this.solvedRate = undefined;
       return undefined;
     }
@@ -660,7 +511,7 @@ export class BlindPace {
     this.firstSpan = undefined;
   }
   private doubted = false;
-  /** Since the last 429 (or the seed): the probe speeds up with it (QUIET_DOUBLING_MS). */
+  /** Since the last 429 (or the seed): the probe speeds up with it (tune.QUIET_DOUBLING_MS). */
   private quietFrom = Infinity;
 
   /**
@@ -702,19 +553,19 @@ export class BlindPace {
     if (this.burst > 0) return this.burst;
     // A bucket measured: what the pause refills is spent at once when it ends, as the server
     // allows — paced at the rate, those tokens would never be used, and the pause would be lost.
-    return this.refill !== undefined && this.lastPauseMs !== Infinity ? Math.floor(REFILL_SHARE * Math.min(this.refill.burst, (this.refill.rate * this.lastPauseMs) / 1000)) : 0;
+    return this.refill !== undefined && this.lastPauseMs !== Infinity ? Math.floor(tune.REFILL_SHARE * Math.min(this.refill.burst, (this.refill.rate * this.lastPauseMs) / 1000)) : 0;
   }
 
   /**
    * A recognised window, as a quota per length: no more than `quota` requests start within
    * `windowMs` of the answer to an earlier one, taken half the shortest round trip before it came
-   * (the gate keeps the log; gate.ts, TRIP_CREDIT). A request answered had reached the server a way
+   * (the gate keeps the log; gate.ts, tune.TRIP_CREDIT). A request answered had reached the server a way
    * back before, so one sent a window's length after that reaches it after the window that counted
    * the other has ended — fixed or sliding, whatever the wire's delays — and
    * each window's quota goes at its start with no 429 to end it. Undefined until a window is
    * recognised (rule 5), and once it has been refuted or has met a 429.
    */
-  anchor(): { quota: number; windowMs: number } | undefined {
+  anchor(): Anchor | undefined {
     if (this.burst <= 0 || this.anchorQuota <= 0 || this.anchorWindowMs <= 0 || this.anchorEnded || !this.anchorArmed) return undefined;
     return { quota: this.anchorQuota, windowMs: this.anchorWindowMs };
   }
@@ -727,9 +578,9 @@ export class BlindPace {
   anchorMissed(): void {
     this.anchorEnded = true;
     // Without the log, each window's quota goes at once and a 429 ends it: one request in Q is a
-    // 429. Under BURST_MIN_QUOTA that is over 2 %, and the window's reading ends with the log (a
+    // 429. Under tune.BURST_MIN_QUOTA that is over 2 %, and the window's reading ends with the log (a
     // bucket of 5 refilling 10 a second, read as a window of 6, went on so: 65 %, 11 % 429s).
-    if (this.anchorQuota < BURST_MIN_QUOTA) {
+    if (this.anchorQuota < tune.BURST_MIN_QUOTA) {
       this.burst = 0;
       this.burstRefuted = true;
     }
@@ -773,10 +624,10 @@ export class BlindPace {
     // meanwhile, which seldom repeats so closely.
     const afterPause = this.spans.filter(quotaSpan);
     const least = afterPause.length > 0 ? Math.min(...afterPause.map(quotaCount)) : 0;
-    // (Under EXACT_QUOTA the counts must be equal: a window admits its whole quota each time, while
+    // (Under tune.EXACT_QUOTA the counts must be equal: a window admits its whole quota each time, while
     // a bucket's short spans after pauses admit its size and a request or two of refill — a bucket of
     // 5 refilling 10 a second, its spans admitting 5 and 6, read as a window of 5, held 88 %.)
-    const same = afterPause.filter((x) => quotaCount(x) - least <= (least < EXACT_QUOTA ? 0 : Math.max(1, WINDOW_SAME * least)));
+    const same = afterPause.filter((x) => quotaCount(x) - least <= (least < tune.EXACT_QUOTA ? 0 : Math.max(1, tune.WINDOW_SAME * least)));
     if (same.length < 2) {
       this.judgeFixedGrid();
       return;
@@ -785,7 +636,7 @@ export class BlindPace {
     // the spans' lengths: then a window's burst would cost a 429. A bucket whose least possible
     // refill is a good part of the pace that met the 429 is the likelier (a window's equal counts
     // over unequal lengths leave a bucket only a trickle of refill); so is one refilling most of a
-    // quota under BURST_MIN_QUOTA in a window's length. From that quota up the window is taken: a
+    // quota under tune.BURST_MIN_QUOTA in a window's length. From that quota up the window is taken: a
     // misread bucket costs one 429 (the log ends at its first miss), a misread window a fifth of the
     // limit for good (over real HTTP on a loaded machine, the wire's slack fitted a bucket of 40 a
     // second to a fixed window of 50 a second, and nothing ever refuted it).
@@ -801,14 +652,14 @@ export class BlindPace {
     // and the reading ends; a faster one does not — bucketExplains — unless one of those spans was
     // refused too late for such a bucket: provesQuota.)
     const paused = afterPause.filter((x) => x.pauseMs !== Infinity);
-    const allSame = paused.length >= SAME_SPANS && paused.every((x) => quotaCount(x) === least) && paused.some(provesQuota);
+    const allSame = paused.length >= tune.SAME_SPANS && paused.every((x) => quotaCount(x) === least) && paused.some(provesQuota);
     if (!allSame && this.bucketExplains(least, windowMs)) return;
     this.recognise(least, windowMs, afterPause, same);
   }
 
   /**
    * A token bucket fits the spans and is the likelier reading of a window of `quota` per `windowMs`
-   * (judgeBurst) — or, under BURST_MIN_QUOTA, the riskier one to rule out: a bucket that fits and
+   * (judgeBurst) — or, under tune.BURST_MIN_QUOTA, the riskier one to rule out: a bucket that fits and
    * refills several quotas in a window's length would be held under its rate by the log, and
    * never meet the 429 that ends it. Over a 40-ms wire, each span after a pause was one burst of
    * what the span before admitted plus one (restartCap), and a bucket of 3 refilling 15 a second
@@ -822,9 +673,9 @@ export class BlindPace {
   private bucketExplains(quota: number, windowMs: number): boolean {
     const bucket = this.bounds(this.rate);
     if (bucket === undefined) return false;
-    if (bucket.rate >= BUCKET_NOT_WINDOW * this.rate) return true;
+    if (bucket.rate >= tune.BUCKET_NOT_WINDOW * this.rate) return true;
     const perWindow = (rate: number) => rate * (windowMs / 1000);
-    return quota < BURST_MIN_QUOTA && (perWindow(bucket.rate) >= BUCKET_REFILLS_QUOTA * quota || perWindow(bucket.upper) > BUCKET_OUTRUNS_QUOTA * quota);
+    return quota < tune.BURST_MIN_QUOTA && (perWindow(bucket.rate) >= tune.BUCKET_REFILLS_QUOTA * quota || perWindow(bucket.upper) > tune.BUCKET_OUTRUNS_QUOTA * quota);
   }
 
   /**
@@ -850,18 +701,18 @@ export class BlindPace {
    * (its end was at most that far away). Read short, the grid fits no spans or the log meets a 429
    * and ends; the spans of a grid ran across windows' ends, so the time a quota took says nothing.
    * Three spans at least — the phase and the quota are two unknowns, and each span one equation —
-   * and four under BURST_MIN_QUOTA, where a misread bucket costs more (rule 7), with the same bucket
+   * and four under tune.BURST_MIN_QUOTA, where a misread bucket costs more (rule 7), with the same bucket
    * checks as equal counts.
    */
   private judgeFixedGrid(): void {
     // (A span too long to have kept every send is left out, as from the bucket's bounds.)
-    const spans = this.spans.filter((x) => x.pauseMs >= 1000 && x.retryAfterKnown && x.A >= 4 && x.sends.length < SPAN_SENDS_MAX);
-    if (spans.length < GRID_SPANS) return;
+    const spans = this.spans.filter((x) => x.pauseMs >= 1000 && x.retryAfterKnown && x.A >= 4 && x.sends.length < tune.SPAN_SENDS_MAX);
+    if (spans.length < tune.GRID_SPANS) return;
     const windowMs = Math.max(...spans.filter((x) => x.pauseMs !== Infinity).map((x) => x.retryAfterMs), 0);
     if (windowMs < 1000) return;
     const quota = fixedGridQuota(spans, windowMs);
     if (quota === undefined) return;
-    if (quota < BURST_MIN_QUOTA && (spans.length < GRID_SPANS_SMALL || this.bucketExplains(quota, windowMs))) return;
+    if (quota < tune.BURST_MIN_QUOTA && (spans.length < tune.GRID_SPANS_SMALL || this.bucketExplains(quota, windowMs))) return;
     this.recognise(quota, windowMs, spans, []);
   }
 
@@ -883,18 +734,18 @@ export class BlindPace {
     // stands).
     const least = this.bounds(paceAt429);
     if (least === undefined) return base;
-    const tight = least.upper <= BOUNDS_TIGHT * least.rate;
+    const tight = least.upper <= tune.BOUNDS_TIGHT * least.rate;
     // A bucket a pause fills whole (its size is over half of what a pause would refill): a 429 costs
     // it no time once what each pause refills is spent at once after it (burstAfter), only the 429
     // itself.
-    const small = least.burst < (SMALL_BURST * least.rate * cur.pauseMs) / 1000;
+    const small = least.burst < (tune.SMALL_BURST * least.rate * cur.pauseMs) / 1000;
     // A bucket for sure once two spans after pauses admitted different counts; until then (every
     // span after a pause admitting the same count, as a window's do whatever their lengths) the
     // bounds' slack for the wire can fit a bucket to a window — a fixed window of 50 per 2 s paced
     // as a bucket of 22 a second held 79 %, and rule 5 never saw it at that pace.
     const afterPause = this.spans.filter((x) => x.pauseMs !== Infinity);
     const fewest = Math.min(...afterPause.map((x) => x.A));
-    const bucketLike = afterPause.length >= 2 && !afterPause.every((x) => x.A - fewest <= Math.max(1, WINDOW_SAME * fewest));
+    const bucketLike = afterPause.length >= 2 && !afterPause.every((x) => x.A - fewest <= Math.max(1, tune.WINDOW_SAME * fewest));
     if (tight) {
       // Every rate that fits lies within a few per cent: the bucket is measured.
       if (bucketLike) this.refill = { rate: least.rate, burst: least.burst };
@@ -907,7 +758,7 @@ export class BlindPace {
       // A small one — each 429 costs its pause: hold just under the least of the rates.
       this.solvedRate = Math.min(least.rate, paceAt429);
       this.burstEstimate = least.burst;
-      return this.solvedRate * HOLD_FIT;
+      return this.solvedRate * tune.HOLD_FIT;
     }
     // A pace over the bound from above meets a 429 again, for certain, once the bucket is spent: it
     // goes to the middle of the rates that fit (no lower than the step a short span takes). (Not
@@ -918,7 +769,7 @@ export class BlindPace {
     // request by the end of a 9-s pause and asked back in 1 s; paced at the 0.2 a second a bucket
     // would allow, the import ran at 8 % of the limit.)
     if (!small && cur.pauseMs >= 2000 && asksBackSooner(cur)) return base;
-    if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), SHORT_SHARE * least.upper) : Infinity);
+    if (!small) return Math.min(base, least.upper < paceAt429 ? Math.max(Math.sqrt(least.rate * least.upper), tune.SHORT_SHARE * least.upper) : Infinity);
     // Never over what the spans prove refused. (Not raised to the least rate either: the slack for
     // the wire is the spread of most round trips, not of all, and a least rate read too high then
     // lifted the pace over the limit — a review measured 1.18× on a jittery wire.)
@@ -929,17 +780,17 @@ export class BlindPace {
     if ((this.spans.length === 1 && !this.seededAtStart) || cur.slow) {
       // Slow start: the pace that met the first 429 is above the limit (a bucket drains only while
       // it is), by up to a few doublings with a large burst. Start the next span well under it.
-      return paceAt429 * FIRST_SHARE;
+      return paceAt429 * tune.FIRST_SHARE;
     }
-    if (cur.T >= LONG_SPAN_MS) {
+    if (cur.T >= tune.LONG_SPAN_MS) {
       // A bucket that a pause refills only in part (a small burst): each 429 costs its pause, so
       // the pace holds just under the rate the spans fit, probing up only slowly. (One that a pause
       // fills whole loses nothing by a 429: the pause's refill is spent at once after it.)
       const fit = this.fit();
-      if (fit !== undefined && fit.burst < (SMALL_BURST * fit.rate * cur.pauseMs) / 1000) {
+      if (fit !== undefined && fit.burst < (tune.SMALL_BURST * fit.rate * cur.pauseMs) / 1000) {
         this.solvedRate = fit.rate;
         this.burstEstimate = fit.burst;
-        return Math.min(fit.rate, paceAt429) * HOLD_FIT;
+        return Math.min(fit.rate, paceAt429) * tune.HOLD_FIT;
       }
       // A long span drained only the little the pause refilled. Everything sent was admitted until
       // the 429, so the rate admitted over its last seconds — when the bucket was draining — is
@@ -948,13 +799,13 @@ export class BlindPace {
       const recent = this.admittedAt.filter((t) => t >= since).length;
       const R = Math.min(paceAt429, recent / ((at - since) / 1000));
       this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
-      return Math.min(this.solvedRate, paceAt429) * HOLD;
+      return Math.min(this.solvedRate, paceAt429) * tune.HOLD;
     }
     // A short span is mostly what the pause refilled: it says little of the rate, except that the
     // pace that met it was too fast.
     if (this.solvedRate !== undefined) {
       this.solvedRate = Math.min(this.solvedRate * 0.97, paceAt429);
-      return this.solvedRate * HOLD;
+      return this.solvedRate * tune.HOLD;
     }
     // A span whose refused request left before any answer of it came back was one burst, not a
     // pace (over a real network, a round trip's worth leaves at once): what it admitted is what the
@@ -966,37 +817,37 @@ export class BlindPace {
     // from slow start, a pause of 9 s freed the one request sent first and the next asked back in
     // 1 s — and 1 request per 9 s held the import at 0.1 a second: 5 % of the limit.)
     if (cur.T < cur.rttMinMs && cur.pauseMs !== Infinity && cur.A > 0 && !asksBackSooner(cur)) {
-      const refill = Math.max(MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T));
+      const refill = Math.max(tune.MIN_RATE, (cur.A * 1000) / (cur.pauseMs + cur.T));
       // That refill is the least the bucket can have: a bucket smaller than what a pause refills
       // is full before the pause ends, and admits only its size. Far under the pace that met the
       // 429, the pace regrows by doubling each second, up to half of that pace (then the probe):
       // a bucket of 3 refilling 30 a second over a 1–6 ms wire, paced at its 1 per pause, took
       // 110 s to climb back at the probe's 3 % a second (26 % of the limit).
-      this.regrowTo = paceAt429 * REGROW_SHARE;
-      return Math.min(paceAt429 * SHORT_SHARE, refill);
+      this.regrowTo = paceAt429 * tune.REGROW_SHARE;
+      return Math.min(paceAt429 * tune.SHORT_SHARE, refill);
     }
-    return paceAt429 * SHORT_SHARE;
+    return paceAt429 * tune.SHORT_SHARE;
   }
 
   /**
    * Where a long span's recent admitted rate is read from (up to its refused send `at`): its last
-   * RECENT_MS — or, if the pace climbed fast over them (regrowing by doubling each second), from
+   * tune.RECENT_MS — or, if the pace climbed fast over them (regrowing by doubling each second), from
    * the last send whose pace was well under the pace at the refused send, and no later than
-   * RAMP_MIN_MS or RAMP_MIN_SENDS gaps before it (a slow pace's few sends in half a second say
+   * tune.RAMP_MIN_MS or tune.RAMP_MIN_SENDS gaps before it (a slow pace's few sends in half a second say
    * little, none at all under 2 a second). Two seconds of a pace doubling each second average half
    * the pace at their end: a bucket of one refilling 12 a second over 60–70 ms, met by a regrowth at
    * 11.5 a second, was read at 6 and held there to the import's end (47 % of the limit).
    */
   private recentFrom(at: number, T: number): number {
-    const from = at - Math.min(T, RECENT_MS);
+    const from = at - Math.min(T, tune.RECENT_MS);
     // (Over the sends up to the refused one, by their times.)
     let refusedAt = -Infinity;
     let refusedPace = 0;
     for (const [t, pace] of this.paceAtSend) if (t <= at && t >= refusedAt) [refusedAt, refusedPace] = [t, pace];
     let steadyFrom = -Infinity;
-    for (const [t, pace] of this.paceAtSend) if (t <= at && pace < RAMP_SHARE * refusedPace) steadyFrom = Math.max(steadyFrom, t);
+    for (const [t, pace] of this.paceAtSend) if (t <= at && pace < tune.RAMP_SHARE * refusedPace) steadyFrom = Math.max(steadyFrom, t);
     if (steadyFrom === -Infinity) return from;
-    return Math.max(from, Math.min(steadyFrom, at - Math.max(RAMP_MIN_MS, (RAMP_MIN_SENDS * 1000) / refusedPace)));
+    return Math.max(from, Math.min(steadyFrom, at - Math.max(tune.RAMP_MIN_MS, (tune.RAMP_MIN_SENDS * 1000) / refusedPace)));
   }
 
   /**
@@ -1010,8 +861,8 @@ export class BlindPace {
     const j = usable[usable.length - 1];
     if (j === undefined || j !== this.spans[this.spans.length - 1]) return undefined;
     let i: Span | undefined;
-    for (const x of usable.slice(0, -1)) if (Math.abs(x.pauseMs - j.pauseMs) <= FIT_SAME_PAUSE_MS && (i === undefined || Math.abs(j.T - x.T) > Math.abs(j.T - i.T))) i = x;
-    if (i === undefined || Math.abs(j.T - i.T) < FIT_MIN_SPREAD_MS) return undefined;
+    for (const x of usable.slice(0, -1)) if (Math.abs(x.pauseMs - j.pauseMs) <= tune.FIT_SAME_PAUSE_MS && (i === undefined || Math.abs(j.T - x.T) > Math.abs(j.T - i.T))) i = x;
+    if (i === undefined || Math.abs(j.T - i.T) < tune.FIT_MIN_SPREAD_MS) return undefined;
     const rate = ((j.A - i.A) / (j.T - i.T)) * 1000;
     const burst = i.A - (rate * i.T) / 1000;
     // Each span must have run above that rate from its start: else the bucket sat full for a while
@@ -1035,15 +886,11 @@ export class BlindPace {
       // (Less the last span's jitter, in gaps: how far arrivals stray from sends.)
       const jitterGaps = ((this.lastSpan?.jitterMs ?? 0) * this.rate) / 1000;
       const part = !this.partRefuted ? 1 + Math.max(0, (b - 2) / 2 - jitterGaps) : 1;
-      return Math.min(CATCH_UP_MAX, Math.max(1, Math.floor(b / 2), part));
+      return Math.min(tune.CATCH_UP_MAX, Math.max(1, Math.floor(b / 2), part));
     }
-    return this.rate >= FAST_RATE ? 2 : 1;
+    return this.rate >= tune.FAST_RATE ? 2 : 1;
   }
 
-  private backoff(): number {
-    const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
-    return Math.round(exp / 2 + (this.random() * exp) / 2);
-  }
 }
 
 /**
@@ -1108,261 +955,6 @@ function provesQuota(x: Span): boolean {
 
 /** A short span that began with a whole quota, were the limit a window's (rule 5): the first, or one after a pause of a second or more. */
 function quotaSpan(x: Span): boolean {
-  return x.pauseMs >= 1000 && x.T < LONG_SPAN_MS && x.A >= 4;
+  return x.pauseMs >= 1000 && x.T < tune.LONG_SPAN_MS && x.A >= 4;
 }
 
-/**
- * The quota of a fixed window of `windowMs` that every span fits at one phase (undefined: none, or
- * too many). A request arrived between its send and its send plus what its round trip took over the
- * shortest (give or take a constant, the shortest way there, which the phase takes up). At a phase,
- * each span's refused request came after its window had admitted the quota — the admitted requests
- * that surely arrived in that window at most, those that may have (and those not answered yet) at
- * least — and no earlier window of the span admitted more. The quotas that fit at some phase must
- * lie within GRID_SPREAD of each other (the spans pin it); the least of them is taken: one too many
- * would cost a 429 under the log, one too few a request per window.
- */
-export function fixedGridQuota(spans: Array<Pick<Span, 'admits' | 'refusedAt' | 'refusedRttMs' | 'sends'>>, windowMs: number): number | undefined {
-  // A request's arrival lies between its send and its send plus what its round trip took over the
-  // shortest (plus a constant, the shortest way there, which the phase takes up). One that took
-  // much longer may have been late on the way out (a new connection, a retransmission) by any
-  // part of it: where it arrived is unknown, and it is surely in no window.
-  let rttMin = Infinity;
-  for (const sp of spans) for (const a of sp.admits) rttMin = Math.min(rttMin, a.rtt, sp.refusedRttMs);
-  const prepared = spans.map((sp) => {
-    const admits = [...sp.admits].sort((a, b) => a.sentAt - b.sentAt);
-    const at = admits.map((a) => a.sentAt);
-    const late = admits.map((a) => (a.rtt - rttMin > WIRE_SLACK_MAX_MS ? Infinity : a.rtt - rttMin + WIRE_SLACK_MS));
-    const unknown = admits.filter((a) => a.rtt - rttMin > WIRE_SLACK_MAX_MS).map((a) => a.sentAt);
-    return { at, late, unknown, sends: sp.sends, refusedAt: sp.refusedAt, refusedLate: Math.min(WIRE_SLACK_MAX_MS, sp.refusedRttMs - rttMin) + WIRE_SLACK_MS, first: sp.sends[0] ?? sp.refusedAt };
-  });
-  // Admitted requests that surely arrived within [x, x + w), and those that may have (sent within
-  // EDGE before it and late enough to reach it).
-  const EDGE = WIRE_SLACK_MAX_MS + WIRE_SLACK_MS + 1;
-  const inWindow = (p: (typeof prepared)[number], x: number): [number, number] => {
-    const a = lowerBound(p.at, x);
-    const b = lowerBound(p.at, x + windowMs);
-    let sure = b - a - countIn(p.unknown, x, x + windowMs - EDGE);
-    let may = b - a;
-    for (let i = b - 1; i >= a && (p.at[i] as number) >= x + windowMs - EDGE; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x + windowMs) sure -= 1;
-    for (let i = a - 1; i >= 0 && (p.at[i] as number) >= x - EDGE; i--) if ((p.at[i] as number) + (p.late[i] as number) >= x) may += 1;
-    return [sure, may];
-  };
-  const step = Math.max(1, windowMs / 2000);
-  let least = Infinity;
-  let most = 0;
-  for (let theta = 0; theta < windowMs; theta += step) {
-    let lo = 0;
-    let hi = Infinity;
-    for (const p of prepared) {
-      const start = p.refusedAt - mod(p.refusedAt - theta, windowMs);
-      // The refused request's window (one it may have reached only after its end places nothing).
-      if (p.refusedAt + p.refusedLate >= start + windowMs) {
-        hi = -1;
-        break;
-      }
-      // That window admitted the quota (with requests sent before the refused one whose answers have
-      // not come yet: answers overtake each other); every earlier one of the span, no more.
-      const [sure, may] = inWindow(p, start);
-      const from = start - EDGE;
-      const unanswered = countIn(p.sends, from, p.refusedAt) - countIn(p.at, from, p.refusedAt);
-      lo = Math.max(lo, sure);
-      hi = Math.min(hi, may + Math.max(0, unanswered));
-      for (let y = start - windowMs, n = 0; y + windowMs > p.first && n < GRID_WINDOWS_BACK; y -= windowMs, n++) lo = Math.max(lo, inWindow(p, y)[0]);
-      if (lo > hi) break;
-    }
-    if (lo <= hi && lo > 0) {
-      least = Math.min(least, lo);
-      most = Math.max(most, lo);
-    }
-  }
-  return least !== Infinity && most - least <= Math.max(1, GRID_SPREAD * least) ? least : undefined;
-}
-
-function mod(a: number, m: number): number {
-  return ((a % m) + m) % m;
-}
-
-/** How many of the sorted times lie in [from, to). */
-function countIn(xs: number[], from: number, to: number): number {
-  return Math.max(0, lowerBound(xs, to) - lowerBound(xs, from));
-}
-
-function lowerBound(xs: number[], v: number): number {
-  let a = 0;
-  let b = xs.length;
-  while (a < b) {
-    const m = (a + b) >> 1;
-    if ((xs[m] as number) < v) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
-
-/** In order (a wall clock stepped back can have put a send before the one it followed). */
-function sorted(xs: number[]): number[] {
-  for (let i = 1; i < xs.length; i++) if ((xs[i] as number) < (xs[i - 1] as number)) return [...xs].sort((a, b) => a - b);
-  return xs;
-}
-
-/** How far a request's arrival at the server may stray from its send: the spread of round trips. */
-function jitterOf(rtts: number[]): number {
-  if (rtts.length === 0) return 1;
-  const byLength = [...rtts].sort((a, b) => a - b);
-  const p90 = byLength[Math.floor(byLength.length * 0.9)] as number;
-  return Math.min(50, 1 + p90 - (byLength[0] as number));
-}
-
-type SpanData = Pick<Span, 'sends' | 'refusedAt' | 'jitterMs' | 'pauseMs'> & Partial<Pick<Span, 'rttMaxMs' | 'failed'>>;
-
-/** What a span says whatever the rate: its sends before the refused one, and how they may reorder. */
-interface Prepared {
-  /** Sends clearly before the refused request (more than J before it). */
-  before: number[];
-  /** Other sends within J of the refused request: any may have arrived before it. */
-  nearRefused: number;
-  /** The most sends within J of each other, less one: how far order on the wire may differ. */
-  swaps: number;
-  refusedAt: number;
-  J: number;
-  pauseMs: number;
-  /** The last send of the span (the refused one, or one in flight beside it). */
-  last: number;
-  rttMaxMs: number;
-  failed: number;
-}
-
-function prepare(sp: SpanData): Prepared {
-  const J = sp.jitterMs;
-  const before: number[] = [];
-  // (The refused request is among the sends: the others near it are one fewer.)
-  let nearRefused = -1;
-  for (const t of sp.sends) {
-    if (t < sp.refusedAt - J) before.push(t);
-    else if (t <= sp.refusedAt + J) nearRefused += 1;
-  }
-  nearRefused = Math.max(0, nearRefused);
-  let crowd = 1;
-  for (let i = 0, k = 0; i < before.length; i++) {
-    while ((before[k] as number) < (before[i] as number) - J) k += 1;
-    crowd = Math.max(crowd, i - k + 1);
-  }
-  const last = sp.sends.length > 0 ? Math.max(sp.refusedAt, sp.sends[sp.sends.length - 1] as number) : sp.refusedAt;
-  return { before, nearRefused, swaps: crowd - 1, refusedAt: sp.refusedAt, J, pauseMs: sp.pauseMs, last, rttMaxMs: Math.max(sp.rttMaxMs ?? J, J), failed: sp.failed ?? 0 };
-}
-
-/**
- * A token bucket of rate r and size b admits a request when, counting back from it, no stretch of
- * requests took more than b plus what dripped in meanwhile: E_i = max(0, E_{i−1} + 1 − r·gap)
- * (the Lindley recursion) stays under b. So each span, for a given r, bounds the bucket: its size is
- * at least the largest E among the admitted; what it held when the span began is at least what the
- * stretches from the span's first request took; and the refused request's stretch exceeded one or
- * the other. A span after a pause began with min(b, what the pause refilled); the first, with a
- * whole bucket. The rates at which every span's bounds agree are the bucket's possible rates: the
- * least of them is proven (a slower bucket would have refused something that was admitted); the
- * first above the highest that fits bounds the rate from above. Arrivals stray from sends by up to
- * J (the spread of round trips): each term is off by at most r·J, and sends that close may swap
- * places on the wire — the bounds are widened by both.
- * Undefined when no rate fits (not a bucket: a window, a cap, or something else), or fewer than
- * two spans are kept.
- */
-export function bucketBounds(spans: SpanData[], upTo: number): { rate: number; burst: number; upper: number } | undefined {
-  // A span too long to have kept every send is left out (what it says is not worth its cost);
-  // the next one's refill is then bounded by its own pause alone.
-  const kept = spans.filter((x) => x.sends.length < SPAN_SENDS_MAX).map(prepare);
-  if (kept.length < 2) return undefined;
-  const top = upTo * 1.5;
-  // The least rate that fits, sought finely from the least the counts allow: a span after a pause
-  // admitted its requests with no more than what the pause refilled (one token left, plus r per
-  // second since the refused request before it) and the refill during the span. The rates that fit
-  // can be a narrow stretch with another, false one above it (a bucket of one or two at a high rate,
-  // refusing only through the jitter's slack): a coarse search would step over the real one.
-  let from = Math.max(MIN_RATE, upTo / 1000);
-  for (let n = 1; n < kept.length; n++) {
-    const sp = kept[n] as Prepared;
-    const prev = kept[n - 1] as Prepared;
-    // (A send's arrival is at most its answer's round trip after it: the longest one bounds them all.)
-    const admitted = sp.before.length - sp.nearRefused - sp.swaps - sp.failed;
-    const lastAdmitted = sp.before[sp.before.length - 1];
-    if (admitted > 1 && lastAdmitted !== undefined) from = Math.max(from, ((admitted - 1) / (lastAdmitted + sp.rttMaxMs - prev.refusedAt)) * 1000);
-  }
-  let least: { rate: number; burst: number } | undefined;
-  for (let r = from; r <= top; r *= 1 + BOUNDS_STEP) {
-    const b = burstAt(kept, r);
-    if (b !== undefined) {
-      least = { rate: r, burst: b };
-      break;
-    }
-  }
-  if (least === undefined) return undefined;
-  // The most that fits, sought from the top down (coarsely, then finely above the highest coarse
-  // rate that fits).
-  let high: number | undefined;
-  for (let r = top; r > least.rate; r /= 1 + BOUNDS_COARSE) {
-    if (burstAt(kept, r) !== undefined) {
-      high = r;
-      break;
-    }
-  }
-  let upper = (high ?? least.rate) * (1 + BOUNDS_STEP);
-  while (upper <= top && burstAt(kept, upper) !== undefined) upper *= 1 + BOUNDS_STEP;
-  return { ...least, upper };
-}
-
-/** The least bucket size consistent with every span at rate r, or undefined if none is. */
-function burstAt(spans: Prepared[], r: number): number | undefined {
-  const perMs = r / 1000;
-  let lo = 0;
-  let hi = Infinity;
-  for (let n = 0; n < spans.length; n++) {
-    const sp = spans[n] as Prepared;
-    const before = sp.before;
-    const first = before[0] ?? sp.refusedAt;
-    // Each term is off by r·J (the wire), and by what a rate one step higher would refill over the
-    // span (the search's grid: a rate that fits may lie between two steps — with exact data the
-    // rates that fit are narrower than a step).
-    const slack = perMs * (sp.J + BOUNDS_STEP * (sp.refusedAt - first));
-    // G: the most any stretch of earlier requests took, less what dripped in since it began
-    // (E = max(0, G)); S: what the stretch from the span's first request took (the bucket's
-    // content at the start must cover it).
-    let G = -Infinity;
-    let maxE = 0;
-    let maxS = 0;
-    for (let i = 0; i < before.length; i++) {
-      const t = before[i] as number;
-      if (i > 0) G = Math.max(G, 0) + 1 - perMs * (t - (before[i - 1] as number));
-      maxE = Math.max(maxE, G - slack);
-      maxS = Math.max(maxS, i + 1 - perMs * (t - first) - slack);
-      // Already more than an earlier span allows the bucket, even with every swap on the wire.
-      if (maxE + 1 - sp.swaps >= hi) return undefined;
-    }
-    const lastBefore = before[before.length - 1];
-    // The refused request, every send near it counted as arriving before it.
-    const Gk = lastBefore === undefined ? -Infinity : Math.max(G, 0) + 1 - perMs * (sp.refusedAt - lastBefore);
-    const Ek = Math.max(0, Gk + slack) + sp.nearRefused;
-    const Sk = before.length + 1 + sp.nearRefused - perMs * (sp.refusedAt - first) + slack;
-    const l = maxE + 1 - sp.swaps;
-    const h = Ek + 1 + sp.swaps;
-    const lStart = maxS - sp.swaps;
-    if (n === 0 && sp.pauseMs === Infinity) {
-      // The first span began with a whole bucket.
-      lo = Math.max(lo, l, lStart);
-      hi = Math.min(hi, Math.max(h, Sk + sp.swaps));
-    } else {
-      // What the bucket held at the span's start: min(b, what dripped in since the span before) —
-      // at least since its last send, and no longer than the pause; at most since its refused
-      // request, plus the one token it may have kept.
-      const prev = spans[n - 1];
-      const capLo = perMs * (prev === undefined ? sp.pauseMs : Math.min(first - prev.last, sp.pauseMs));
-      const capHi = prev === undefined ? Infinity : 1 + perMs * (first - prev.refusedAt) + slack;
-      // The start's content must cover the stretches from the first request.
-      if (capHi < lStart) return undefined;
-      lo = Math.max(lo, l, lStart);
-      // If the pause refilled more than the refused request's stretches needed, the bucket was
-      // whole at the start and its size is what the refusal bounds; else the refusal may be the
-      // pause's short refill, and says nothing of the size.
-      if (capLo >= Math.max(h, Sk + sp.swaps)) hi = Math.min(hi, Math.max(h, Sk + sp.swaps));
-    }
-    if (!(lo < hi)) return undefined;
-  }
-  return Math.max(1, lo);
-}

@@ -70,7 +70,7 @@ test('two counts answered out of order: the lower one is the later, even once th
   const gate = new PaceGate({ random: () => 0.5 });
   const [first] = startsAt(gate, 0, 1);
   gate.finish(first as Ticket, { status: 200, rateLimit: info(2) }, 1);
-  gate.pacer.seed(57); // the refill as measured so far
+  gate.seedPace(57); // the refill as measured so far
   // (The first went at the blind regime's first pace, 10 a second: the next slot is at 100 ms.)
   const pair = startsAt(gate, 100, 2);
   assert.equal(pair.length, 2, 'the two credits go at once');

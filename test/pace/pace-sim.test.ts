@@ -447,12 +447,15 @@ test('a span that ran across a window\'s end neither proves a window nor refutes
 });
 
 test('a span counts as one across a window\'s end only when its count came back whole on a request sent after its 0: a bucket that reported 0 twice clears the proof', async () => {
-  const { Pacer } = await import('../../src/http/pacer.js');
+  const { HeaderLearner } = await import('../../src/pace/index.js');
   const anchorAfter = (middle: 'bucket' | 'window') => {
-    const p = new Pacer({});
+    const p = new HeaderLearner(undefined, Math.random);
+    let paused = 0;
+    // As the gate feeds it: every count read, then the answer observed.
+    const feed = (o: Parameters<typeof p.read>[0]) => (paused = p.observe(o, p.read(o, paused)).until);
     const rl = (remaining: number) => ({ limit: 5, remaining, resetMs: 1000 });
-    const admit = (sentAt: number, remaining: number, inflight = 0) => p.observe({ at: sentAt + 1, sentAt, status: 200, rateLimit: rl(remaining), inflightOthers: inflight, inflightAtSend: inflight });
-    const refuse = (sentAt: number) => p.observe({ at: sentAt + 1, sentAt, status: 429, rateLimit: rl(0), retryAfterMs: 1000, inflightOthers: 0, inflightAtSend: 0 });
+    const admit = (sentAt: number, remaining: number, inflight = 0) => feed({ at: sentAt + 1, sentAt, status: 200, rateLimit: rl(remaining), inflightOthers: inflight, inflightAtSend: inflight });
+    const refuse = (sentAt: number) => feed({ at: sentAt + 1, sentAt, status: 429, rateLimit: rl(0), retryAfterMs: 1000, inflightOthers: 0, inflightAtSend: 0 });
     // A span after a pause of 1 s that admits exactly the limit, each count once, and is refused
     // late enough to prove no bucket a log of 5 a second would hold back: a window's proof.
     const proof = (from: number) => {

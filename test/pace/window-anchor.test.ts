@@ -41,9 +41,9 @@ test('with a policy (draft 8): two spans after pauses that took exactly its quot
   const gate = new PaceGate({ random: () => 0.5 });
   let resume = span(gate, 0); // the first span: it may have begun anywhere in a window
   resume = span(gate, resume);
-  assert.equal(gate.pacer.anchor(), undefined, 'one span after a pause is not yet a window');
+  assert.equal(gate.anchor(), undefined, 'one span after a pause is not yet a window');
   resume = span(gate, resume);
-  assert.deepEqual(gate.pacer.anchor(), { quota: 3, windowMs: 1000 });
+  assert.deepEqual(gate.anchor(), { quota: 3, windowMs: 1000 });
 
   // The quota goes at once when the pause ends. (The refused request's answer takes a place in the
   // log too — a server may count refusals — but it is taken as half the shortest round trip, 3 ms
@@ -60,7 +60,7 @@ test('with a policy (draft 8): two spans after pauses that took exactly its quot
 
   // A 429 met under the log ends it for good: the window is longer, shared, or no window.
   gate.finish(fourth.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, fourth.at + 2);
-  assert.equal(gate.pacer.anchor(), undefined);
+  assert.equal(gate.anchor(), undefined);
 });
 
 test('with a policy (draft 8): a bucket, whose spans admit more than the quota or report a count twice, gets no log', () => {
@@ -78,7 +78,7 @@ test('with a policy (draft 8): a bucket, whose spans admit more than the quota o
     const refused = startAt(gate, now + 1);
     now = refused.at + 1 + gate.finish(refused.ticket, { status: 429, rateLimit: counted(0), retryAfterMs: 1000 }, refused.at + 1);
   }
-  assert.equal(gate.pacer.anchor(), undefined);
+  assert.equal(gate.anchor(), undefined);
 });
 
 test('a window found from its spans is kept to without 429s: fixed and sliding 1-s windows, in every header form', () => {
@@ -140,7 +140,7 @@ test('with RateLimit-Limit (no policy), spans after pauses are a window only if 
   let resume = sizedSpan(slow, 0, 400);
   resume = sizedSpan(slow, resume, 400);
   resume = sizedSpan(slow, resume, 400);
-  assert.deepEqual(slow.pacer.anchor(), { quota: 3, windowMs: 1000 });
+  assert.deepEqual(slow.anchor(), { quota: 3, windowMs: 1000 });
   // A refusal 100 ms after it says only r < 10 a second: a bucket of 3 refilling 9 a second fits
   // the same counts, and a log of 3 a second would hold it to a third of its rate with no 429.
   const quick = new PaceGate({ random: () => 0.5 });
@@ -148,7 +148,7 @@ test('with RateLimit-Limit (no policy), spans after pauses are a window only if 
   resume = sizedSpan(quick, resume, 100);
   resume = sizedSpan(quick, resume, 100);
   resume = sizedSpan(quick, resume, 100);
-  assert.equal(quick.pacer.anchor(), undefined);
+  assert.equal(quick.anchor(), undefined);
 });
 
 test('another client starts on the same key: the first 429 under the log ends it, and the import goes on as before the log', () => {

@@ -76,7 +76,7 @@ test('requests in flight are counted by when each was sent and answered, not by 
     const sent = (i: number) => (sends[i] as number) + 0.2;
     for (const i of [0, 1, 2]) g.answer(ids[i] as number, { status: 200 }, sent(i) + 48, withTiming ? { sentAt: sent(i), at: sent(i) + 40 } : undefined);
     g.answer(ids[6] as number, { status: 429, retryAfterMs: 1000 }, sent(6) + 8.2, withTiming ? { sentAt: sent(6), at: sent(6) + 0.2 } : undefined);
-    return g.gate.pacer.window;
+    return g.gate.window;
   };
   assert.equal(read(false), 6, 'counted by the leader alone');
   assert.ok(read(true) <= 4, `read as ${read(true)} with each process's own times`);
@@ -84,8 +84,8 @@ test('requests in flight are counted by when each was sent and answered, not by 
 
 test('a full cap grants ahead: each want goes in the place of its own process’s request, and a pause takes them back', () => {
   const g = new CentralGate({ seedRate: 1000 });
-  // A cap of 2 found (the pacer's own reading of 429s: reached into, to start from it).
-  Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 2, lastWindowCutAt: 0 });
+  // A cap of 2 found (as a last leader hands it over).
+  g.gate.capAtMost(2, 0);
   g.want('a');
   g.want('b');
   const one = g.pump(0).grants;
@@ -126,9 +126,7 @@ test('a full cap grants ahead: each want goes in the place of its own process’
 test('a cap found too high: a 429 granted with fewer in flight lowers it while it is new, and leaves the pace as it was', () => {
   const read = (foundAt: number, refusedFirst = false) => {
     const g = new CentralGate({ seedRate: 100 });
-    Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 5, lastWindowCutAt: 0, windowFoundAt: foundAt });
-    // Four in flight admitted together since the pause (reached into: the ramp's count).
-    Object.assign(g as unknown as object, { sincePause: 4 });
+    g.gate.capAtMost(5, foundAt);
     const grant = (t: number) => {
       g.want('a');
       const r = g.pump(t);
@@ -141,13 +139,13 @@ test('a cap found too high: a 429 granted with fewer in flight lowers it while i
     // with three in flight (it reached the server as the first left), so three in flight is no
     // proof of a cap by the rule one process uses.
     if (!refusedFirst) g.answer(fourth, { status: 200 }, 70.5, { sentAt: 30.2, at: 70.2 });
-    const pace = g.gate.pacer.pace;
+    const pace = g.gate.pace;
     // The next, granted with three in flight by the leader's count, is refused: the cap is 3 at
     // most. (One process's exact count would have read it as the rate's, and cut the pace.)
     const refused = grant(refusedFirst ? 40 : 71);
     if (refusedFirst) g.answer(refused, { status: 429, retryAfterMs: 1000 }, 43, { sentAt: 40.2, at: 42.5 });
     else g.answer(refused, { status: 429, retryAfterMs: 1000 }, 74, { sentAt: 71.2, at: 73.5 });
-    return { window: g.gate.pacer.window, paceKept: g.gate.pacer.pace === pace };
+    return { window: g.gate.window, paceKept: g.gate.pace === pace };
   };
   assert.deepEqual(read(0), { window: 3, paceKept: true });
   // A 429 heard before any admitted answer of its span shows no service time: it may be a rate
@@ -162,10 +160,10 @@ test('a cap found too high: a 429 granted with fewer in flight lowers it while i
 });
 
 test('after a pause, a known cap fills again from half its window as answers show more in flight — or after a second — not all at once', () => {
-  // A cap of 6 found (reached into, as above), the pace 1,000 a second; requests take 40 ms.
+  // A cap of 6 found (as handed over), the pace 1,000 a second; requests take 40 ms.
   const paused = () => {
     const g = new CentralGate({ seedRate: 1000 });
-    Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 6, lastWindowCutAt: 0, windowFoundAt: 0 });
+    g.gate.capAtMost(6, 0);
     const grantAt = (t: number) => {
       g.want('a');
       const r = g.pump(t);
@@ -180,7 +178,7 @@ test('after a pause, a known cap fills again from half its window as answers sho
     g.answer(more[3] as number, { status: 429, retryAfterMs: 1000 }, 56);
     more.slice(0, 3).forEach((id, i) => g.answer(id, { status: 200 }, 90 + i, { sentAt: 50.1 + i, at: 90 + i }));
     assert.equal(g.inflight, 0);
-    const resume = g.gate.pacer.resumeAt;
+    const resume = g.gate.resumeAt;
     assert.ok(resume >= 1056, `paused until ${resume}`);
     for (let i = 0; i < 12; i++) g.want('a');
     const ids: number[] = [];
@@ -210,9 +208,9 @@ test('after a pause, a known cap fills again from half its window as answers sho
   // window — once the gate's own rule after a pause lets it: no more started than the span before
   // the pause admitted, plus one (six), until as many are admitted (gate.ts, restartCap).
   admit(ids[4] as number);
-  assert.equal((g as unknown as { ramping: boolean }).ramping, true);
+  assert.equal(g.ramping, true);
   pumpUntil(resume + 121, resume + 82);
-  assert.equal((g as unknown as { ramping: boolean }).ramping, false, 'the ramp reached the window');
+  assert.equal(g.ramping, false, 'the ramp reached the window');
   assert.equal(ids.length, 6);
   for (const i of [0, 1, 3, 5]) admit(ids[i] as number);
   pumpUntil(resume + 200, resume + 170);
@@ -228,7 +226,7 @@ test('after a pause, a known cap fills again from half its window as answers sho
 
 test('a leader closing grants nothing more and takes back what it granted ahead', () => {
   const g = new CentralGate({ seedRate: 1000 });
-  Object.assign((g.gate.pacer as unknown as { blind: object }).blind, { window: 1, lastWindowCutAt: 0 });
+  g.gate.capAtMost(1, 0);
   g.want('a');
   const a1 = (g.pump(0).grants[0] as { id: number }).id;
   g.want('a');
@@ -248,9 +246,9 @@ test('a leader closing grants nothing more and takes back what it granted ahead'
 test('a new leader takes up the pace the last one left, without a new slow start, and the cap it had found', () => {
   const g = new CentralGate({ seedRate: 57 });
   assert.ok(Math.abs((g.pace as number) - 57) < 1, `pace ${g.pace}`);
-  assert.equal(g.gate.pacer.window, Infinity);
+  assert.equal(g.gate.window, Infinity);
   const c = new CentralGate({ seedRate: 75, seedWindow: 3, now: 1_000 });
-  assert.equal(c.gate.pacer.window, 3);
+  assert.equal(c.gate.window, 3);
   for (const t of [1_000, 1_001, 1_002, 1_003]) c.want(String(t));
   // Two at first (the ramp: nothing was yet admitted under this leader) ...
   const first: number[] = [];

@@ -2,14 +2,19 @@
 // pace-sim.test.ts). Here: a concurrency cap's probe that the next 429 takes back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BlindPace } from '../../src/http/blind-pace.js';
+import { BlindLearner, type Observation } from '../../src/pace/index.js';
+
+/** Feeds one answer as the gate does (the learner keeps its own pause). */
+function feed(pace: BlindLearner, o: Omit<Observation, 'inflightOthers'>): void {
+  pace.observe({ inflightOthers: 0, ...o }, 0);
+}
 
 test('a 429 soon after the window of requests in flight grew by one takes the growth back, and leaves the rate alone', () => {
-  const pace = new BlindPace({}, () => 0.5);
+  const pace = new BlindLearner(undefined, () => 0.5);
   // Three admitted with up to two others in flight, then a 429 with three others: a cap of 3.
   pace.onSend(0);
-  for (const [sentAt, inflightAtSend] of [[0, 0], [300, 1], [600, 2]] as const) pace.observe({ at: sentAt + 40, sentAt, status: 200, inflightAtSend });
-  pace.observe({ at: 1040, sentAt: 1000, status: 429, retryAfterMs: 1000, inflightAtSend: 3 });
+  for (const [sentAt, inflightAtSend] of [[0, 0], [300, 1], [600, 2]] as const) feed(pace, { at: sentAt + 40, sentAt, status: 200, inflightAtSend });
+  feed(pace, { at: 1040, sentAt: 1000, status: 429, retryAfterMs: 1000, inflightAtSend: 3 });
   assert.equal(pace.window, 3);
   const rate = pace.rate;
   // A quiet minute, requests waiting: the window is probed one wider.
@@ -20,7 +25,7 @@ test('a 429 soon after the window of requests in flight grew by one takes the gr
   // The next 429, with the window full as the server counts it — one answer still on its way back
   // is in flight there, so this request saw only two others at its send.
   pace.onSend(63_020);
-  pace.observe({ at: 63_060, sentAt: 63_020, status: 429, retryAfterMs: 1000, inflightAtSend: 2 });
+  feed(pace, { at: 63_060, sentAt: 63_020, status: 429, retryAfterMs: 1000, inflightAtSend: 2 });
   assert.equal(pace.window, 3, 'the probe is taken back');
   assert.equal(pace.rate, probed, 'the rate is not cut for a cap');
   assert.ok(rate > 0);
@@ -30,7 +35,7 @@ test('from 100 requests a second up, a start a timer made late is made up for by
   const { PaceGate } = await import('../../src/pace/index.js');
   const nextAfterLateStart = (rate: number) => {
     const gate = new PaceGate({ random: () => 0.5 });
-    gate.pacer.seed(rate);
+    gate.seedPace(rate);
     const gap = 1000 / rate;
     assert.ok('ticket' in gate.start(0, false));
     // The timer for the next slot (at one gap) fires half a gap late: that request starts then…
@@ -58,7 +63,7 @@ function bucketSpan(bucket: { tokens: number; at: number; rate: number; burst: n
 }
 
 test('bucketBounds: three spans into a small bucket bound its rate to within 5 %, and the truth lies inside', async () => {
-  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  const { bucketBounds } = await import('../../src/pace/index.js');
   for (const [rate, burst] of [[200, 20], [100, 10], [20, 2]] as const) {
     const bucket = { tokens: burst, at: 0, rate, burst };
     // Slow start: the pace doubles every 100 ms from 10/s.
@@ -77,7 +82,7 @@ test('bucketBounds: three spans into a small bucket bound its rate to within 5 %
 });
 
 test('bucketBounds: a window (the same count over spans of unequal length) leaves a bucket only a trickle of refill', async () => {
-  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  const { bucketBounds } = await import('../../src/pace/index.js');
   // 100 per window, each span sent at a constant pace after a pause: 100 admitted, the next refused.
   const span = (start: number, pace: number, pauseMs: number) => {
     const sends = Array.from({ length: 101 }, (_, i) => start + (i * 1000) / pace);
@@ -91,7 +96,7 @@ test('bucketBounds: a window (the same count over spans of unequal length) leave
 });
 
 test('bucketBounds: the rates that fit can be two stretches; the bound from above comes from the higher one', async () => {
-  const { bucketBounds } = await import('../../src/http/blind-pace.js');
+  const { bucketBounds } = await import('../../src/pace/index.js');
   // The first two spans against a bucket of one at 20/s in the simulation (seed 7): slow start's
   // five requests (the fifth refused), and after a second's pause two (the second refused, 32 ms
   // after the first). A bucket of four that refills a tenth of a request a second fits them, and so
@@ -136,8 +141,8 @@ test('an echo 429 that calls for a shorter pause leaves the pause as it was: two
   // Found in review: every 429 rewrote the pause's length, an echo (sent before the pause) too.
   // One with Retry-After 0.1 s made the next span one "after a pause of 100 ms", and the window
   // its equal count shows was not read (nor the burst after a pause sized by the right length).
-  const pace = new BlindPace({}, () => 0.5);
-  const answer = (sentAt: number, status: number, retryAfterMs?: number) => pace.observe({ at: sentAt + 0.5, sentAt, status, retryAfterMs, inflightAtSend: 0 });
+  const pace = new BlindLearner(undefined, () => 0.5);
+  const answer = (sentAt: number, status: number, retryAfterMs?: number) => feed(pace, { at: sentAt + 0.5, sentAt, status, retryAfterMs, inflightAtSend: 0 });
   // Ten admitted over 1.4 s, then ten at once after the pause: a bucket would have admitted more in
   // the longer span (what dripped in), so equal counts are a window's.
   for (let t = 0; t < 1400; t += 140) {
@@ -186,7 +191,7 @@ function gridSpans(quota: number, windowMs: number, phase: number, runs: Array<[
 }
 
 test('fixedGridQuota: spans that ran across fixed windows’ ends give the quota from their phase; never more than it, and a bucket no window', async () => {
-  const { fixedGridQuota } = await import('../../src/http/blind-pace.js');
+  const { fixedGridQuota } = await import('../../src/pace/index.js');
   const wire = (i: number) => 10 + ((i * 7919) % 5);
   // 50 per second from 300 ms past each second: spans that admitted 94, 50 and 64 — no two equal
   // counts, as rule 5 would need.

@@ -1,85 +1,16 @@
 /**
- * The pace of requests, decided from what the server says. Pure: it is given the time and the
- * answers, and returns settings the limiter applies — so its behaviour can be simulated.
- *
- * Three regimes:
- * - Headers: the server reports its quota (RateLimit-* in any form). We mirror its bucket:
- *   credits = what it says remains (minus what we have in flight), regained at the refill rate we
- *   measure from successive answers. Under-estimating the refill costs little — unused tokens pile
- *   up on the server and the next answer reports them — so the estimate is kept on the low side.
- * - No headers: blind-pace.ts learns the limit from the 429s alone (rate, burst, and a window of
- *   requests in flight for a concurrency cap).
- * - A fixed ceiling (--rate) caps both.
- * A 429 always pauses the whole limiter for Retry-After (or an exponential back-off with jitter).
+ * The learner with headers: the server reports its quota (RateLimit-* in any form, headers.ts), and
+ * the gate mirrors its bucket (mirror.ts): what it says remains, less what is in flight, regained
+ * at the refill measured here from successive answers. Under-estimating the refill costs little —
+ * unused tokens pile up on the server and the next answer reports them — so the estimate is kept
+ * on the low side. A window is told from a bucket by its spans (windowSpan), and then kept to by
+ * the gate's log. Engaged by the first answer that carries a count (read); until then, and for a
+ * server whose counts say nothing (a quota of one or two), the learner without headers paces.
  */
-import { BlindPace } from './blind.js';
+import { backoffMs } from './backoff.js';
 import type { RateLimitInfo } from './headers.js';
-import type { HeaderForm, Limit } from './types.js';
-
-/** What the limiter applies. */
-export interface PaceSettings {
-  /** Least gap between request starts, in ms (0: no spacing). */
-  minTimeMs: number;
-  /** Header regime: requests allowed now; null when the server publishes no quota. */
-  credits: number | null;
-  /** Header regime: credits regained per second. */
-  refillPerSec: number;
-  /** Header regime: credits never exceed this. */
-  capacity: number | null;
-  /** Header regime: when the server said its quota is whole again (ms), if it said. */
-  fullAt?: number | undefined;
-  /** Header regime: no request starts before this (a window's proof, see Pacer.windowProbeAt). */
-  holdUntil?: number | undefined;
-  /** Header regime: after `holdUntil`, one request goes and the rest wait for its answer. */
-  holdOne?: boolean;
-  /** Spacing: requests that may start back to back after a late timer (1: none). */
-  catchUp?: number;
-}
-
-/** One answer (or transport failure) as the pacer needs to see it. */
-export interface Observation {
-  /** When the answer arrived (ms). */
-  at: number;
-  /** When its request was sent (ms). */
-  sentAt: number;
-  /** HTTP status; 0 for a transport failure. */
-  status: number;
-  rateLimit?: RateLimitInfo | undefined;
-  retryAfterMs?: number | undefined;
-  /** Requests still in flight besides this one. */
-  inflightOthers: number;
-  /** Requests in flight besides this one when it was sent. */
-  inflightAtSend?: number;
-  /** Sharing a budget: an upper bound of that count (blind-pace.ts, BlindAnswer). */
-  inflightBound?: number | undefined;
-}
-
-export interface PacerOptions {
-  /** --rate: the pace never exceeds it. */
-  ceiling?: number | undefined;
-  /** Pace before anything is known (requests per second). */
-  initialRate?: number;
-  /** Jitter source in [0, 1); injectable for tests. */
-  random?: () => number;
-}
-
-/** After a 429 in the header regime, the refill estimate drops to this share. */
-const DECREASE = 0.85;
-/** Exponential back-off for a 429 without Retry-After. */
-const BACKOFF_BASE_MS = 1_000;
-const BACKOFF_CAP_MS = 30_000;
-/** Refill measurements fade with this time constant… */
-const REFILL_MEMORY_MS = 3_000;
-/** …and count once they span this much time between answers. */
-const REFILL_MIN_SPAN_MS = 300;
-/** A lower bound of the refill counts over at least this long between answers. */
-const LOWER_BOUND_MIN_MS = 20;
-/** A count found whole this soon after a request waited for the mirror's credits… */
-const HELD_RECENT_MS = 300;
-/** …raises the refill estimate by this share (up to four times what was admitted over a second). */
-const FULL_PROBE = 1.05;
-/** Keep the measured refill on the low side: each answer's `remaining` reveals what was missed. */
-const REFILL_SAFETY = 0.95;
+import type { Anchor, HeaderForm, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';
+import * as tune from './tuning.js';
 
 interface QuotaSample {
   at: number;
@@ -89,17 +20,10 @@ interface QuotaSample {
   answered: number;
 }
 
-export class Pacer {
-  private readonly ceiling: number | undefined;
-  private readonly random: () => number;
-
-  /** The regime without headers. */
-  private readonly blind: BlindPace;
-  private pausedUntil = 0;
+export class HeaderLearner implements Learner {
   private consecutive429 = 0;
-
-  // Header regime
-  private headerMode = false;
+  /** Engaged: an answer carried a count (read). */
+  engaged = false;
   private credits: number | null = null;
   private capacity: number | null = null;
   private refill = 0;
@@ -160,8 +84,6 @@ export class Pacer {
   private admittedAt: number[] = [];
   private admittedHead = 0;
 
-  /** 429 answers seen. */
-  throttled = 0;
   /** The header form last read, and whether a count was read in this run. */
   private form: HeaderForm | undefined;
   private readCount = false;
@@ -169,28 +91,25 @@ export class Pacer {
   private seededRefill = false;
   private anchorArmed = true;
 
-  constructor(opts: PacerOptions = {}) {
-    this.ceiling = opts.ceiling;
-    this.random = opts.random ?? Math.random;
-    this.blind = new BlindPace({ ceiling: this.ceiling, initialRate: opts.initialRate }, this.random);
-  }
+  constructor(
+    private readonly ceiling: number | undefined,
+    private readonly random: () => number,
+  ) {}
 
   /**
    * Starts from a pace found elsewhere (a shared budget's, when Redis goes away or a new leader
    * takes over): no slow start, and with headers the refill until one is measured.
    */
-  seed(rate: number): void {
-    if (this.headerMode) this.refill = Math.min(rate, this.ceiling ?? Infinity);
-    else this.blind.seed(rate);
+  seedPace(rate: number): void {
+    this.refill = Math.min(rate, this.ceiling ?? Infinity);
   }
 
   /**
-   * Starts from a limit remembered from an earlier run: the pace without headers (blind.ts,
-   * seedLimit) until an answer's count engages the header regime, whose refill it then starts
-   * from, and a window's quota per length as a log once confirmed.
+   * Starts from a limit remembered from an earlier run (the learner without headers paces until an
+   * answer's count engages this one): its refill until one is measured, and a window's quota per
+   * length as a log once a pause has said where the window ends.
    */
-  seedLimit(l: Limit, now: number): void {
-    this.blind.seedLimit(l, now);
+  seed(l: Limit): void {
     if (l.headers === null) return;
     this.refill = Math.min(l.rate, this.ceiling ?? Infinity);
     this.seededRefill = true;
@@ -201,15 +120,8 @@ export class Pacer {
     }
   }
 
-  /** What may go at once when a seeded run starts (blind.ts, startBurst). */
-  startBurst(now: number, endedAt: number | undefined): number {
-    return this.blind.startBurst(now, endedAt);
-  }
-
   /** What this run knows of the limit, and whether it learnt it in this run (a 429, or a count read). */
-  snapshot(now: number): { limit: Omit<Limit, 'source' | 'learntAt'>; learnt: boolean } | undefined {
-    const blind = this.blind.snapshot(now);
-    if (!this.headerMode) return blind && { limit: { ...blind, headers: null }, learnt: this.blind.learnt };
+  snapshot(): Learnt | undefined {
     const headers = this.form ?? null;
     const anchor = this.anchor();
     if (anchor !== undefined) return { limit: { shape: 'window', quota: anchor.quota, windowMs: anchor.windowMs, rate: (anchor.quota * 1000) / anchor.windowMs, headers }, learnt: this.readCount };
@@ -219,76 +131,46 @@ export class Pacer {
 
   /** The pace in requests per second the limiter is held to now (for progress and stats). */
   get pace(): number {
-    if (this.headerMode) return Math.min(this.refill, this.ceiling ?? Infinity);
-    return this.blind.rate;
+    return Math.min(this.refill, this.ceiling ?? Infinity);
   }
 
-  /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
-  get window(): number {
-    return this.headerMode ? Infinity : this.blind.window;
-  }
+  readonly window = Infinity;
 
-  /** A cap on requests in flight found elsewhere: the last leader's, handed over (blind-pace.ts, capAtMost). */
-  capAtMost(n: number, now: number): void {
-    if (!this.headerMode) this.blind.capAtMost(n, now);
-  }
-
-  /** Requests that may go at once when a pause ends (a window's quota, once recognised). */
   burstAfter(): number {
-    return this.headerMode ? 0 : this.blind.burstAfter();
+    return 0;
   }
 
-  /** A recognised window's quota and length (blind-pace.ts, anchor): the gate keeps to it. */
-  anchor(): { quota: number; windowMs: number } | undefined {
-    if (!this.headerMode) return this.blind.anchor();
+  anchor(): Anchor | undefined {
     return this.anchorEnded || !this.anchorArmed ? undefined : this.quotaAnchor;
   }
 
-  /** After a pause, the requests that may be in flight until one is admitted (blind-pace.ts). */
   restartCap(): number {
-    return this.headerMode ? Infinity : this.blind.restartCap();
+    return Infinity;
   }
 
-  /** A request the anchor let go met a 429 (blind-pace.ts, anchorMissed). */
   anchorMissed(): void {
-    if (!this.headerMode) this.blind.anchorMissed();
-    else this.anchorEnded = true;
+    this.anchorEnded = true;
   }
 
-  /** A request goes out now. */
-  onSend(now: number): void {
-    if (!this.headerMode) this.blind.onSend(now);
-  }
+  onSend(): void {}
+  onBusy(): void {}
+  onIdle(): void {}
 
-  /** What the limiter should apply now. */
   settings(): PaceSettings {
     const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
-    if (this.headerMode) {
-      return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeOne() };
-    }
-    return { minTimeMs: Math.max(ceilingGap, 1000 / this.blind.rate), credits: null, refillPerSec: 0, capacity: null, catchUp: this.blind.catchUp };
+    return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeOne() };
   }
 
-  /**
-   * Called when a request is about to start while others wait: grows the pace (slow start, then
-   * a slow probe) only while the limiter is the bottleneck, as TCP grows its window only when full.
-   */
-  onBusy(now: number): void {
-    if (!this.headerMode) this.blind.onBusy(now);
-  }
-
-  /** Header regime: a request waits for the mirror's credits (not a pause, not --rate). */
+  /** A request waits for the mirror's credits (not a pause, not --rate). */
   mirrorHeld(now: number): void {
     this.heldAt = now;
   }
 
-  /** Called when the limiter has nothing waiting: growth restarts from the next busy moment. */
-  onIdle(): void {
-    this.blind.onIdle();
-  }
-
-  /** Feeds one answer; returns how long the whole limiter must pause (0 for none). */
-  observe(o: Observation): number {
+  /**
+   * Reads every answer's count (engaging this learner at the first), before either learner
+   * observes it; returns when the limiter may send again (a fixed window spent: its reset).
+   */
+  read(o: Observation, pausedUntil: number): number {
     const rl = o.rateLimit;
     // Any answer to a request sent once the wait for a window's proof was over ends that wait: one
     // admitted with a count, or refused, sets the next (observeQuota, windowSpan); one that failed
@@ -302,25 +184,20 @@ export class Pacer {
     // whole tokens): no answer bounds its refill from below, and the mirror stayed at its first
     // guess from a reset in whole seconds — 2 a second for 100 (2 % of the limit).
     const tellsRefill = rl?.windowMs !== undefined || (rl?.limit ?? 0) > 2;
-    if (rl?.remaining !== undefined && tellsRefill) this.observeQuota(o, rl);
-    if (!this.headerMode) {
-      const wait = this.blind.observe({ at: o.at, sentAt: o.sentAt, status: o.status, retryAfterMs: o.retryAfterMs, inflightAtSend: o.inflightAtSend ?? 0, inflightBound: o.inflightBound });
-      if (o.status === 429) {
-        this.throttled += 1;
-        this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
-      }
-      return wait;
-    }
-    if (o.status === 429) return this.on429(o);
-    if (o.status !== 0) this.consecutive429 = 0;
-    return 0;
+    return rl?.remaining !== undefined && tellsRefill ? this.observeQuota(o, rl, pausedUntil) : pausedUntil;
   }
 
-  private observeQuota(o: Observation, rl: RateLimitInfo): void {
+  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
+    if (o.status === 429) return this.on429(o, pausedUntil);
+    if (o.status !== 0) this.consecutive429 = 0;
+    return { waitMs: 0, until: pausedUntil };
+  }
+
+  private observeQuota(o: Observation, rl: RateLimitInfo, pausedUntil: number): number {
     const remaining = rl.remaining as number;
     // A remembered window whose published quota differs is no longer the server's.
     if (this.quotaAnchor !== undefined && rl.limit !== undefined && rl.limit !== this.quotaAnchor.quota && this.windowEvidence.length === 0) this.quotaAnchor = undefined;
-    this.headerMode = true;
+    this.engaged = true;
     this.readCount = true;
     this.form = rl.form ?? this.form;
     if (o.status !== 429) {
@@ -333,7 +210,7 @@ export class Pacer {
       this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
       this.spanRoundTrip = Math.max(this.spanRoundTrip, o.at - o.sentAt);
       if (this.spanCounts.has(remaining)) this.spanRefilled = true;
-      if (this.spanZeroAt !== undefined && o.sentAt >= this.spanZeroAt && rl.limit !== undefined && remaining > 0 && remaining >= rl.limit - 1 - (o.inflightAtSend ?? 0)) this.spanCrossed = true;
+      if (this.spanZeroAt !== undefined && o.sentAt >= this.spanZeroAt && rl.limit !== undefined && remaining > 0 && remaining >= rl.limit - 1 - (o.inflightAtSend)) this.spanCrossed = true;
       if (remaining === 0) this.spanZeroAt ??= o.at;
       this.spanCounts.add(remaining);
       this.spanLimit = rl.limit;
@@ -348,7 +225,7 @@ export class Pacer {
     // loop would then send a burst it cannot take). Its size is what it was ever seen to hold.
     this.capacity = (rl.windowMs !== undefined ? Math.max(remaining + 1, this.capacity ?? 0) : Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0)) || null;
     // Answers overtake each other: an older request's count is stale once a newer one has spoken.
-    if (o.sentAt < this.quotaSentAt) return;
+    if (o.sentAt < this.quotaSentAt) return pausedUntil;
     this.quotaSentAt = o.sentAt;
     this.credits = Math.max(0, remaining - o.inflightOthers);
     // A count that rose a second or more before the quota was due whole again: tokens come back
@@ -367,8 +244,8 @@ export class Pacer {
       // and a full bucket hides by how much — probe the estimate up until the counts show it.
       // (Up to four times what was admitted over the last second: a bucket found full says its refill is
       // above our pace, not how far — a cap on requests in flight may be what holds the pace.)
-      if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.heldAt < HELD_RECENT_MS && this.refill > 0) {
-        this.refill = Math.max(this.refill, Math.min(this.refill * FULL_PROBE, 4 * this.admittedRate(o.at), this.ceiling ?? Infinity));
+      if (o.status !== 429 && this.capacity !== null && this.capacity >= 3 && remaining >= this.capacity - 1 && o.at - this.heldAt < tune.HELD_RECENT_MS && this.refill > 0) {
+        this.refill = Math.max(this.refill, Math.min(this.refill * tune.FULL_PROBE, 4 * this.admittedRate(o.at), this.ceiling ?? Infinity));
       }
       // Spent, and whole again only in R seconds: it regains at most its quota over them (R − 1:
       // resets come rounded up to whole seconds). The estimate may still be the first pace, never
@@ -381,8 +258,9 @@ export class Pacer {
     }
     if (this.credits < 1 && this.refill <= 0 && rl.resetMs !== undefined) {
       // A fixed window with nothing left: nothing refills until it resets.
-      this.pausedUntil = Math.max(this.pausedUntil, o.at + rl.resetMs);
+      return Math.max(pausedUntil, o.at + rl.resetMs);
     }
+    return pausedUntil;
   }
 
   /**
@@ -397,29 +275,29 @@ export class Pacer {
     const nearFull = (r: number) => this.capacity !== null && r >= this.capacity - 1;
     if (prev && !nearFull(remaining) && !nearFull(prev.remaining) && at >= prev.at) {
       const dt = at - prev.at;
-      const fade = Math.exp(-dt / REFILL_MEMORY_MS);
+      const fade = Math.exp(-dt / tune.REFILL_MEMORY_MS);
       this.regainedSum = this.regainedSum * fade + (remaining - prev.remaining + (this.answered - prev.answered));
       this.intervalSum = this.intervalSum * fade + dt;
       // `remaining` counts whole tokens: the rises summed here are right to within one token in
       // all (each interval's error is undone by the next one's), which is one token too many at
       // worst — at 2 a second, a count that rose by one over 0.5 s read 4 a second, the mirror
       // ran 5 % over the refill and met a 429 every 2 s (13 in a 73-request import).
-      if (this.intervalSum >= REFILL_MIN_SPAN_MS && this.regainedSum > 1) {
-        this.refill = Math.max(((this.regainedSum - 1) / this.intervalSum) * 1000 * REFILL_SAFETY, floor);
+      if (this.intervalSum >= tune.REFILL_MIN_SPAN_MS && this.regainedSum > 1) {
+        this.refill = Math.max(((this.regainedSum - 1) / this.intervalSum) * 1000 * tune.REFILL_SAFETY, floor);
         return;
       }
     }
     if (this.refill <= 0 && rl.limit !== undefined && rl.resetMs !== undefined && rl.resetMs > 0) {
       // First guess until measured: the quota regained over the time the server says it takes.
-      this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * REFILL_SAFETY;
-    } else if (prev && at - prev.at >= LOWER_BOUND_MIN_MS) {
+      this.refill = Math.max(((rl.limit - remaining) / rl.resetMs) * 1000, rl.limit / (rl.resetMs / 1000 + 1)) * tune.REFILL_SAFETY;
+    } else if (prev && at - prev.at >= tune.LOWER_BOUND_MIN_MS) {
       // Until measured, a looser reading of the same: between the two answers' arrivals, every
       // answer between them counted. (Not proven — an answer on its way may have been counted
       // before the earlier one, and the server's interval may be longer by a round trip — but
       // over a wire of 40 ms the proven bound alone, its interval a round trip longer, held a
       // bucket of 5 refilling 50 a second at 65 % where this reached 81 %. The measurement, once
       // there, takes over, with the proven bound under it.)
-      const atLeast = ((remaining - prev.remaining - 1 + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * REFILL_SAFETY;
+      const atLeast = ((remaining - prev.remaining - 1 + (this.answered - prev.answered)) / (at - prev.at)) * 1000 * tune.REFILL_SAFETY;
       if (atLeast > this.refill) this.refill = atLeast;
     }
     this.refill = Math.max(this.refill, floor);
@@ -444,40 +322,38 @@ export class Pacer {
     // Counted between the two, for sure: this request, if admitted. (Any other answered meanwhile
     // to a request sent after the earlier answer came back would itself be the earlier sample.)
     const counted = admitted ? 1 : 0;
-    this.refillBounds = this.refillBounds.filter((b) => at - b.at < REFILL_MEMORY_MS);
-    if (prev !== undefined && sentAt >= prev.at && at - prev.at >= LOWER_BOUND_MIN_MS) {
-      const rate = ((remaining - prev.remaining - 1 + counted) / (at - prev.sentAt)) * 1000 * REFILL_SAFETY;
+    this.refillBounds = this.refillBounds.filter((b) => at - b.at < tune.REFILL_MEMORY_MS);
+    if (prev !== undefined && sentAt >= prev.at && at - prev.at >= tune.LOWER_BOUND_MIN_MS) {
+      const rate = ((remaining - prev.remaining - 1 + counted) / (at - prev.sentAt)) * 1000 * tune.REFILL_SAFETY;
       if (rate > 0) this.refillBounds.push({ at, rate });
     }
     return this.refillBounds.reduce((m, b) => Math.max(m, b.rate), 0);
   }
 
-  private on429(o: Observation): number {
-    this.throttled += 1;
+  private on429(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
     // Answers to requests sent before the last pause ended are echoes of the same congestion.
-    const echo = o.sentAt < this.pausedUntil;
+    const echo = o.sentAt < pausedUntil;
     this.consecutive429 += 1;
-    const wait = o.retryAfterMs ?? this.backoff();
+    const wait = o.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random);
     const rl = o.rateLimit;
     if (!echo && o.retryAfterMs !== undefined && rl?.resetMs !== undefined && rl.limit !== undefined && o.retryAfterMs < rl.resetMs / 2) {
       // Asked back well before the quota is whole again: a bucket, whose reset is when it is full,
       // refills at least what it lacks over that time (a window's quota comes back at its reset).
       // A refill measured below that — answers that overtook each other can make it nothing — had
       // a bucket of 40 refilling 2 a second waited out until full, 20 s (47 % of the limit).
-      this.refillFloor = Math.max(this.refillFloor, ((rl.limit - (rl.remaining ?? 0)) / rl.resetMs) * 1000 * REFILL_SAFETY);
+      this.refillFloor = Math.max(this.refillFloor, ((rl.limit - (rl.remaining ?? 0)) / rl.resetMs) * 1000 * tune.REFILL_SAFETY);
     }
     if (!echo) {
       this.windowSpan(o.at + wait, wait, o.rateLimit, o.sentAt);
       this.credits = 0;
       // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
       // spent, not that the refill is lower.
-      if (this.intervalSum >= REFILL_MIN_SPAN_MS) this.refill *= DECREASE;
+      if (this.intervalSum >= tune.REFILL_MIN_SPAN_MS) this.refill *= tune.DECREASE;
       else if (this.seededRefill) this.refill = 0;
       this.seededRefill = false;
       this.anchorArmed = true;
     }
-    this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
-    return wait;
+    return { waitMs: wait, until: Math.max(pausedUntil, o.at + wait) };
   }
 
   /**
@@ -567,13 +443,5 @@ export class Pacer {
     return this.admittedAt.length - this.admittedHead;
   }
 
-  private backoff(): number {
-    const exp = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.consecutive429 - 1, 16));
-    return Math.round(exp / 2 + (this.random() * exp) / 2);
-  }
 
-  /** When the limiter may send again (ms since epoch); 0 when not paused. */
-  get resumeAt(): number {
-    return this.pausedUntil;
-  }
 }
