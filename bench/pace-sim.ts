@@ -1,9 +1,11 @@
-// The pace matrix on a virtual clock: every limiter shape × every header form, a 30-second import
-// each (3 seeds), printed as the Markdown table BENCHMARKS.md carries. Deterministic and quick:
-// `node --import tsx bench/pace-sim.ts` (`--shared` adds three processes on one budget).
-import { limitRate, simulate, type SimServer } from '../test/helpers/pace-sim.js';
+// The pace matrix on a virtual clock: every limiter shape × every header form, the worst of 3 seeds,
+// printed as the Markdown tables BENCHMARKS.md carries. Deterministic and quick:
+//   node --import tsx bench/pace-sim.ts            first run, second run, long import
+//   node --import tsx bench/pace-sim.ts --shared   also three processes on one budget
+//   --only=first|second|long|changed|shared        one table
+import { limitRate, simulate, type SimResult, type SimServer } from '../test/helpers/pace-sim.js';
 
-const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
+export const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
   ['token bucket 200/s, burst 20', { shape: 'bucket', rate: 200, burst: 20 }],
   ['token bucket 20/s, burst 1', { shape: 'bucket', rate: 20, burst: 1 }],
   ['token bucket 5/s, burst 1', { shape: 'bucket', rate: 5, burst: 1 }],
@@ -26,36 +28,76 @@ const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
   ['at most 2 in flight, 100 ms each', { shape: 'concurrency', rate: 0, maxInflight: 2, latencyMs: 100 }],
 ];
 const forms = ['none', 'draft6', 'draft8', 'x'] as const;
-const pct = (x: number) => `${(x * 100).toFixed(1)}`;
-if (!process.argv.includes('--only-shared')) {
-  console.log(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
+const seeds = [1, 2, 3];
+const pct = (x: number) => (x * 100).toFixed(1);
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const only = arg('only');
+const want = (table: string) => (only === undefined ? table !== 'shared' || process.argv.includes('--shared') : only === table);
+
+/** A 30-second import, then a second one that starts from what the first left (the memory). */
+export function secondRun(s: SimServer, seed: number, server2: SimServer = s, seconds = 30): { first: SimResult; second: SimResult } {
+  const first = simulate(s, { seed });
+  return { first, second: simulate(server2, { seed: seed + 100, remembered: first.snapshot, seconds }) };
+}
+
+function table(title: string, cell: (s: SimServer) => string, heading = 'share / 429s'): void {
+  console.log(`\n${title}\n`);
+  console.log(`| server's limiter | ${forms.map((f) => `${f}: ${heading}`).join(' | ')} |`);
   console.log(`|---|${forms.map(() => '---').join('|')}|`);
-  for (const [name, s] of shapes) {
-    const cells = forms.map((headers) => {
-      const rs = [1, 2, 3].map((seed) => simulate({ ...s, headers }, { seed }));
-      const share = Math.min(...rs.map((r) => r.share));
-      const worst429 = Math.max(...rs.map((r) => r.share429));
-      return `${pct(share)} % / ${pct(worst429)} %`;
-    });
-    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  for (const [name, s] of shapes) console.log(`| ${name} | ${forms.map((headers) => cell({ ...s, headers })).join(' | ')} |`);
+}
+
+const worst = (rs: SimResult[], share: (r: SimResult) => number) => {
+  const least = Math.min(...rs.map(share));
+  return `${Number.isNaN(least) ? '—' : `${pct(least)} %`} / ${Math.max(...rs.map((r) => r.throttled))}`;
+};
+
+if (want('first')) table('First run: a 30-second import, nothing remembered (share of the limit / most 429s of 3 seeds)', (s) => worst(seeds.map((seed) => simulate(s, { seed })), (r) => r.share));
+if (want('second')) table('Second run: a 30-second import after one, starting from what it remembered', (s) => worst(seeds.map((seed) => secondRun(s, seed).second), (r) => r.share));
+if (want('long')) table('Long import: the share after the first 20 s of a two-minute import, first run', (s) => worst(seeds.map((seed) => simulate(s, { seed, seconds: 120 })), (r) => r.after20));
+
+// `--only=changed`: the limit halved or raised half again since the first run (docs/pacing.md).
+if (only === 'changed') {
+  const scaled = (s: SimServer, k: number): SimServer => (s.shape === 'concurrency' ? { ...s, maxInflight: Math.max(1, Math.round((s.maxInflight ?? 1) * k)) } : { ...s, rate: s.rate * k });
+  table(
+    'Limit halved since: 429s before the pace held under it (none in the next 5 s) / share of the new limit in 30 s',
+    (s) => {
+      const rs = seeds.map((seed) => secondRun(s, seed, scaled(s, 0.5)).second);
+      return `${Math.max(...rs.map((r) => before(r.at429, 5_000)))} / ${pct(Math.min(...rs.map((r) => r.share)))} %`;
+    },
+    '429s / share',
+  );
+  table(
+    'Limit raised half again since: seconds until the pace reached 95 % of it, in a 5-minute import',
+    (s) => {
+      const rs = seeds.map((seed) => secondRun(s, seed, scaled(s, 1.5), 300).second);
+      return `${Math.max(...rs.map((r) => (r.reached95 === undefined ? Infinity : r.reached95 / 1000))).toFixed(0)} s`;
+    },
+    'reached',
+  );
+}
+
+/** 429s met before the first stretch of `quietMs` without one (requests refused together count once). */
+function before(at429: number[], quietMs: number): number {
+  let n = 0;
+  let last = -Infinity;
+  for (const t of at429) {
+    if (n > 0 && t - last > quietMs) break;
+    if (t - last > 50) n += 1;
+    last = t;
   }
+  return n;
 }
 
 // `--shared`: the same shapes with three processes on one budget (test/helpers/shared-sim.ts), ten
-// seconds' worth of rows each, 4 seeds. `--only-shared` skips the single-process table.
-if (process.argv.includes('--shared') || process.argv.includes('--only-shared')) {
+// seconds' worth of rows each, 4 seeds.
+if (want('shared')) {
   const { simulateShared } = await import('../test/helpers/shared-sim.js');
-  console.log('');
-  console.log(`| three processes, one budget: server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
-  console.log(`|---|${forms.map(() => '---').join('|')}|`);
-  for (const [name, s] of shapes) {
+  table('Three processes, one budget (ten seconds of rows each, worst of 4 seeds: share / 429 share)', (s) => {
     const quota = s.windowMs ? (s.rate * s.windowMs) / 1000 : 0;
-    const cells = forms.map((headers) => {
-      const rs = [1, 2, 3, 4].map((seed) =>
-        simulateShared({ processes: 3, rowsEach: Math.max(Math.round(limitRate({ ...s, headers }) * 10), quota), rate: s.rate, burst: s.burst ?? 0, shape: s.shape, windowMs: s.windowMs, maxInflight: s.maxInflight, latencyMs: s.latencyMs, headers, seed }),
-      );
-      return `${pct(Math.min(...rs.map((r) => r.share)))} % / ${pct(Math.max(...rs.map((r) => r.share429)))} %`;
-    });
-    console.log(`| ${name} | ${cells.join(' | ')} |`);
-  }
+    const rs = [1, 2, 3, 4].map((seed) =>
+      simulateShared({ processes: 3, rowsEach: Math.max(Math.round(limitRate(s) * 10), quota), rate: s.rate, burst: s.burst ?? 0, shape: s.shape, windowMs: s.windowMs, maxInflight: s.maxInflight, latencyMs: s.latencyMs, headers: s.headers, seed }),
+    );
+    return `${pct(Math.min(...rs.map((r) => r.share)))} % / ${pct(Math.max(...rs.map((r) => r.share429)))} %`;
+  });
 }

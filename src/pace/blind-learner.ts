@@ -461,14 +461,18 @@ export class BlindLearner implements Learner {
     this.seeded = undefined;
     if (shape === 'window') {
       const count = quotaCount(span) + mayHaveOvertaken(span);
-      if (count >= this.anchorQuota) {
+      // A quota other than the one remembered is a window only if a span that began with it whole
+      // is asked back in half the window or more (a bucket that size asks back sooner).
+      const proven = !this.requoted || span.retryAfterMs >= this.anchorWindowMs / 2;
+      if (count >= this.anchorQuota && proven) {
         // (A quota raised since: the count is the quota now.)
         if (count > this.anchorQuota) this.holdQuota(count, this.anchorWindowMs);
         this.anchorArmed = true;
         return 'done';
       }
-      if (count >= this.anchorQuota / 2) {
+      if (count >= 4 && !this.requoted) {
         this.holdQuota(count, this.anchorWindowMs);
+        this.requoted = true;
         this.seeded = 'window';
         return 'done';
       }
@@ -511,6 +515,8 @@ export class BlindLearner implements Learner {
     this.firstSpan = undefined;
   }
   private doubted = false;
+  /** A remembered window met a smaller quota: the next span must prove it (judgeSeed). */
+  private requoted = false;
   /** Since the last 429 (or the seed): the probe speeds up with it (tune.QUIET_DOUBLING_MS). */
   private quietFrom = Infinity;
 

@@ -89,6 +89,8 @@ export class HeaderLearner implements Learner {
   private readCount = false;
   /** The refill is still the remembered one, not measured in this run: a 429 drops it. */
   private seededRefill = false;
+  /** The share of a policy's quota per window taken as the refill: a 429 that came all the same lowers it. */
+  private policyShare = 1;
   private anchorArmed = true;
 
   constructor(
@@ -236,7 +238,9 @@ export class HeaderLearner implements Learner {
     this.fullAt = rl.resetMs !== undefined && remaining < (this.capacity ?? Infinity) ? o.at + rl.resetMs : undefined;
 
     if (rl.windowMs !== undefined && rl.limit !== undefined && rl.windowMs > 0) {
-      this.refill = (rl.limit / rl.windowMs) * 1000;
+      // A policy's quota per window is its refill — less what each 429 it did not prevent says it
+      // overstates (a policy rounded up, a size published as its quota).
+      this.refill = (rl.limit / rl.windowMs) * 1000 * this.policyShare;
     } else {
       this.measureRefill(o.at, o.sentAt, remaining, o.status !== 429 && o.status !== 0, rl);
       if (this.refillSeen) this.refill = Math.max(this.refill, this.refillFloor);
@@ -348,8 +352,11 @@ export class HeaderLearner implements Learner {
       this.credits = 0;
       // A guess (nothing measured yet) is no pace that was tried: a 429 then says the quota was
       // spent, not that the refill is lower.
+      // A remembered refill not yet measured in this run is no pace tried either: it is dropped,
+      // and the counts guess again.
       if (this.intervalSum >= tune.REFILL_MIN_SPAN_MS) this.refill *= tune.DECREASE;
       else if (this.seededRefill) this.refill = 0;
+      if (rl?.windowMs !== undefined && this.quotaSentAt <= o.sentAt) this.policyShare *= tune.DECREASE;
       this.seededRefill = false;
       this.anchorArmed = true;
     }

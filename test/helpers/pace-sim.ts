@@ -63,6 +63,8 @@ export interface SimResult {
   after20: number;
   /** When each 429 came, in ms from the start. */
   at429: number[];
+  /** When the rows admitted over the last 5 s first reached 95 % of the limit (ms from the start). */
+  reached95: number | undefined;
 }
 
 /** mulberry32: a small seeded random in [0, 1). */
@@ -165,6 +167,9 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let throttled = 0;
   let halfAt = 0;
   let doneAt20 = -1;
+  const doneTimes: number[] = [];
+  let recentFrom = 0;
+  let reached95: number | undefined;
   const at429: number[] = [];
   let end = Number.NaN;
 
@@ -224,6 +229,9 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
       if (process.env.SIM_TRACE && done % Math.round(R) === 0) console.log(`t=${((now - t0) / 1000).toFixed(3)} done=${done} pace=${gate.pace.toFixed(1)}`);
       if (done === Math.ceil(rows / 2)) halfAt = now;
       if (doneAt20 < 0 && now - t0 >= 20_000) doneAt20 = done;
+      doneTimes.push(now - t0);
+      while ((doneTimes[recentFrom] as number) < now - t0 - 5000) recentFrom += 1;
+      if (reached95 === undefined && now - t0 >= 5000 && doneTimes.length - recentFrom >= 0.95 * R * 5) reached95 = now - t0;
       if (done === rows) end = now;
     }
     dispatch();
@@ -250,8 +258,14 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const idealMs = idealWall(server, rows, concurrency, t0, opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined);
   const secondHalf = rows - Math.ceil(rows / 2);
   const sustained = secondHalf / ((end - halfAt) / 1000) / R;
-  const after20 = doneAt20 < 0 ? Number.NaN : (rows - doneAt20) / ((end - t0 - 20_000) / 1000) / R;
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429 };
+  // After 20 s: the least time the limit allows for the rows done after 20 s (the ideal's time to
+  // all rows less its time to those done by then), over the time they took. A window's ideal moves
+  // a quota at a time: counted from the first row of a quota done after 20 s, and only with three
+  // quotas or more after it (NaN otherwise).
+  const wireMs = opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined;
+  const from = doneAt20 < 0 ? -1 : quota > 0 ? Math.ceil((doneAt20 - 1) / quota) * quota + 1 : doneAt20;
+  const after20 = from < 0 || rows - from < 3 * quota ? Number.NaN : (idealMs - idealWall(server, from, concurrency, t0, wireMs)) / (end - t0 - (doneTimes[from - 1] as number));
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, reached95 };
 }
 
 /**
