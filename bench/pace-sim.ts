@@ -32,7 +32,9 @@ const seeds = [1, 2, 3];
 const pct = (x: number) => (x * 100).toFixed(1);
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const only = arg('only');
-const want = (table: string) => (only === undefined ? table !== 'shared' || process.argv.includes('--shared') : only === table);
+// (Imported for its shapes — scratch scripts, tests — it prints nothing.)
+const main = process.argv[1] !== undefined && import.meta.filename === (await import('node:fs')).realpathSync(process.argv[1]);
+const want = (table: string) => main && (only === undefined ? table !== 'shared' || process.argv.includes('--shared') : only === table);
 
 /** A 30-second import, then a second one that starts from what the first left (the memory). */
 export function secondRun(s: SimServer, seed: number, server2: SimServer = s, seconds = 30): { first: SimResult; second: SimResult } {
@@ -57,7 +59,7 @@ if (want('second')) table('Second run: a 30-second import after one, starting fr
 if (want('long')) table('Long import: the share after the first 20 s of a two-minute import, first run', (s) => worst(seeds.map((seed) => simulate(s, { seed, seconds: 120 })), (r) => r.after20));
 
 // `--only=changed`: the limit halved or raised half again since the first run (docs/pacing.md).
-if (only === 'changed') {
+if (main && only === 'changed') {
   const scaled = (s: SimServer, k: number): SimServer => (s.shape === 'concurrency' ? { ...s, maxInflight: Math.max(1, Math.round((s.maxInflight ?? 1) * k)) } : { ...s, rate: s.rate * k });
   table(
     'Limit halved since: 429s before the pace held under it (none in the next 5 s) / share of the new limit in 30 s',

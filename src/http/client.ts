@@ -116,6 +116,7 @@ export class ApiClient {
       onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
+      onSharedLead: () => opts.log.debug('· this process leads the shared rate limit on Redis'),
       memory: opts.memory,
     });
     this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');

@@ -25,6 +25,8 @@ export interface LimiterOptions {
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
   onSharedLost?: (err: unknown) => void;
+  /** Told when this process takes the lead of the shared budget. */
+  onSharedLead?: () => void;
   /** The limit remembered between runs: started from, and saved at close when this run learnt it. */
   memory?: Memory | undefined;
 }
@@ -76,6 +78,7 @@ class RequestLimiter implements Pace {
       lost: (err) => this.loseShared(err),
       ceiling: opts.rate,
       remembered: this.remembered,
+      leading: opts.onSharedLead,
     });
   }
 

@@ -40,6 +40,8 @@ export interface SharedHooks {
   ceiling?: number | undefined;
   /** The limit remembered from an earlier run: a first leader starts from it. */
   remembered?: Limit | undefined;
+  /** Told when this process takes the lead (for --verbose). */
+  leading?: () => void;
 }
 
 interface Waiter {
@@ -207,7 +209,10 @@ export class SharedBudget {
         // A new token for each lead taken: a process that lost the lead and took it again is a new
         // leader to the others, which send again what they wait for.
         const token = randomUUID();
-        if ((await this.redis.set(k.leader, token, 'PX', tune.LOCK_MS, 'NX')) === 'OK') this.takeLead(token, await this.freshState(now));
+        if ((await this.redis.set(k.leader, token, 'PX', tune.LOCK_MS, 'NX')) === 'OK') {
+          hooks.leading?.();
+          this.takeLead(token, await this.freshState(now));
+        }
       }
       // Alive: a leader gives up at once what it granted to a process whose mark has lapsed. A mark
       // that lapsed here (the event loop held for seconds) may have cost this process its wants:
@@ -370,6 +375,11 @@ export class SharedBudget {
     const w = Number(window || NaN);
     if (!(Number.isFinite(r) && r > 0 && now - Number(at) < tune.STALE_MS)) return undefined;
     return { rate: r, ...(Number.isInteger(w) && w > 0 ? { window: w } : {}) };
+  }
+
+  /** The one gate, while this process leads (its state, for the memory and for tests). */
+  get leadGate(): CentralGate | undefined {
+    return this.lead?.gate;
   }
 
   /** What the one gate knows of the limit, while this process leads it (for the memory). */

@@ -5,7 +5,7 @@
  * once, and its answer goes back to the leader (a hop) under its grant's number. The server is the sandbox's own RateLimit in any shape. Real Redis and HTTP confirm it in
  * the benchmark (BENCHMARKS.md §6).
  */
-import { CentralGate, parseRateLimit, parseRetryAfter } from '../../src/pace/index.js';
+import { CentralGate, parseRateLimit, parseRetryAfter, type Limit } from '../../src/pace/index.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
 import { Heap, idealWall, seeded } from './pace-sim.js';
 
@@ -29,6 +29,8 @@ export interface SharedSimOptions {
   wire?: { min: number; spread: number };
   /** One way between a process and the leader through Redis (default: loopback, 0.1 + 0–0.3). */
   hop?: { min: number; spread: number };
+  /** The limit an earlier run left: the leader's gate starts from it (shared-budget.ts, takeLead). */
+  remembered?: Limit;
 }
 
 export interface SharedSimResult {
@@ -36,6 +38,10 @@ export interface SharedSimResult {
   share: number;
   share429: number;
   requests: number;
+  /** 429 answers. */
+  throttled: number;
+  /** What the leader's gate knows of the limit at the end (what the memory keeps). */
+  snapshot: Limit | undefined;
 }
 
 export function simulateShared(o: SharedSimOptions): SharedSimResult {
@@ -55,6 +61,7 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
   const concurrency = o.concurrency ?? 8;
 
   const central = new CentralGate({ random });
+  if (o.remembered) central.gate.seed({ ...o.remembered, endedAt: t0 - 3_600_000 }, t0);
   let requests = 0;
   let throttled = 0;
   let done = 0;
@@ -154,5 +161,5 @@ export function simulateShared(o: SharedSimOptions): SharedSimResult {
     e.fn();
   }
   const ideal = idealWall({ ...server, latencyMs: o.latencyMs }, total, o.processes * concurrency, t0);
-  return { share: ideal / (end - t0), share429: throttled / requests, requests };
+  return { share: ideal / (end - t0), share429: throttled / requests, requests, throttled, snapshot: central.gate.snapshot(now) };
 }
