@@ -250,8 +250,8 @@ export class PaceGate {
     const before = this.pausedUntil;
     const anchoredBefore = this.learner.anchor() !== undefined;
     // Every count is read (the first engages the learner with headers); then the learner in charge learns.
-    const read = this.header.read(o, this.pausedUntil);
-    const observed = this.learner.observe(o, read);
+    this.header.read(o);
+    const observed = this.learner.observe(o, this.pausedUntil);
     this.pausedUntil = observed.until;
     if (answer.status === 429) this.throttled += 1;
     const learner = this.learner;

@@ -7,18 +7,18 @@
 
 export const INITIAL_RATE = 10;
 export const MIN_RATE = 0.1;
+/** A pace read as a bucket's least refill regrows fast up to this share of the pace that met the 429. */
+export const REGROW_SHARE = 0.5;
+/** From this pace up, one late start may be made up for before a bucket is measured. */
+export const FAST_RATE = 100;
 /** Slow start doubles the pace this often while requests wait for it. */
 export const DOUBLING_MS = 100;
 /** After the first 429 (one span: only bounds), sit at this share of the span's upper bound. */
 export const FIRST_SHARE = 0.5;
 /** …after a short span, with nothing better known. */
 export const SHORT_SHARE = 0.7;
-/** A pace set at a bucket's least refill regrows fast up to this share of the pace that met the 429. */
-export const REGROW_SHARE = 0.5;
 /** Spans whose admitted counts are within this share of the least met a window's quota. */
 export const WINDOW_SAME = 0.02;
-/** …but under this count, only equal counts are a window's. */
-export const EXACT_QUOTA = 10;
 /** This many spans after pauses that admitted exactly one count are a window, whatever bucket fits. */
 export const SAME_SPANS = 3;
 /** The probe stays under this share of the pace that last met a 429… */
@@ -39,10 +39,6 @@ export const PROBE_UNSOLVED = 0.03;
 /** …once solved, hold at this share of the solved rate and probe this slowly. */
 export const HOLD = 0.985;
 export const PROBE_SOLVED = 0.001;
-/** Two spans fit a bucket (see fit) when their lengths differ by this much… */
-export const FIT_MIN_SPREAD_MS = 1000;
-/** …and their pauses by no more than this. */
-export const FIT_SAME_PAUSE_MS = 100;
 /** A bucket whose burst is under this share of what a pause would refill is paced by the fit… */
 export const SMALL_BURST = 0.5;
 /** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
@@ -58,12 +54,6 @@ export const QUIET_AFTER_MS = 60_000;
 export const QUIET_DOUBLING_MS = 20_000;
 export const QUIET_MAX = 256;
 export const PROBE_FIT = 0.0002;
-/**
- * From this pace up, timers (whole milliseconds, and late) cannot space requests by themselves:
- * one late start may be made up for even before the bucket is measured. A limit this fast that
- * allows no two requests closer than its gap would refuse any client on a real network.
- */
-export const FAST_RATE = 100;
 /** At most this many requests go back to back to make up for late timers. */
 export const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
@@ -120,7 +110,9 @@ export const PAUSE_BACKOFF_CAP_MS = 30_000;
 
 // The learner with headers (header-learner.ts).
 
-/** After a 429 in the header regime, the refill estimate drops to this share. */
+/** H2. Each 429 a policy did not prevent takes its refill down to this share. */
+export const POLICY_DOUBT = 0.85;
+/** H3. After a 429, a measured refill drops to this share. */
 export const DECREASE = 0.85;
 /** Refill measurements fade with this time constant… */
 export const REFILL_MEMORY_MS = 3_000;

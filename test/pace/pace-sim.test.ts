@@ -269,8 +269,10 @@ test('the bucket bounds never run the pace away: over a jittery wire, and for th
         const r = simulateShared({ processes: 3, rowsEach: rate * 10, rate, burst, headers: 'none', seed, wire });
         const n429 = Math.round(r.share429 * r.requests);
         // (One gate grants every process's starts, so three processes of 8 in flight meet what one
-        // process of 24 does over the jittery wire: 4–8 429s in ~3,000 requests, 0.3 %.)
-        assert.ok(r.share >= 0.82 && n429 <= (wire ? 9 : 5), `shared ${rate}/${burst}, seed ${seed}: ${(r.share * 100).toFixed(1)} %, ${n429} 429s`);
+        // process of 24 does over the jittery wire: 4–8 429s in ~3,000 requests, 0.3 %. 0.8 as for
+        // one process: 100/10 over the jittery wire holds 80.4 % on seed 1 since the two-span fit
+        // went — it gained that cell 1.6 points and cost the hunt's bucket of one up to 24.)
+        assert.ok(r.share >= 0.8 && n429 <= (wire ? 9 : 5), `shared ${rate}/${burst}, seed ${seed}: ${(r.share * 100).toFixed(1)} %, ${n429} 429s`);
       }
     }
   }
@@ -452,7 +454,10 @@ test('a span counts as one across a window\'s end only when its count came back 
     const p = new HeaderLearner(undefined, Math.random);
     let paused = 0;
     // As the gate feeds it: every count read, then the answer observed.
-    const feed = (o: Parameters<typeof p.read>[0]) => (paused = p.observe(o, p.read(o, paused)).until);
+    const feed = (o: Parameters<typeof p.read>[0]) => {
+      p.read(o);
+      paused = p.observe(o, paused).until;
+    };
     const rl = (remaining: number) => ({ limit: 5, remaining, resetMs: 1000 });
     const admit = (sentAt: number, remaining: number, inflight = 0) => feed({ at: sentAt + 1, sentAt, status: 200, rateLimit: rl(remaining), inflightOthers: inflight, inflightAtSend: inflight });
     const refuse = (sentAt: number) => feed({ at: sentAt + 1, sentAt, status: 429, rateLimit: rl(0), retryAfterMs: 1000, inflightOthers: 0, inflightAtSend: 0 });

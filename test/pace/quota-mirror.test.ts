@@ -31,10 +31,12 @@ test('a bucket of one (draft 8, 20 a second): when a 429 pause ends on the "whol
   assert.deepEqual(startsAt(gate, 500, 4), [], 'nothing goes during the pause');
   const resumed = startsAt(gate, 1102, 4);
   assert.equal(resumed.length, 1, 'the bucket holds one: one request goes when the pause ends');
-  // The rest wait for its answer or the refill, and then go one a refill apart.
+  // The rest wait for its answer or the refill, and then go one a refill apart (the policy's 20 a
+  // second, less what the 429 it did not prevent says it overstates: 17).
   gate.finish(resumed[0] as Ticket, { status: 200, rateLimit: info(0) }, 1104);
   assert.equal(startsAt(gate, 1110, 4).length, 0);
-  assert.equal(startsAt(gate, 1155, 4).length, 1);
+  assert.equal(startsAt(gate, 1155, 4).length, 0);
+  assert.equal(startsAt(gate, 1165, 4).length, 1);
 });
 
 test('a fixed window of 10 (RateLimit-Limit/-Remaining/-Reset, no refill between resets): the whole quota goes when the reset comes, once', () => {
