@@ -62,10 +62,10 @@ if (want('long')) table('Long import: the share after the first 20 s of a two-mi
 if (main && only === 'changed') {
   const scaled = (s: SimServer, k: number): SimServer => (s.shape === 'concurrency' ? { ...s, maxInflight: Math.max(1, Math.round((s.maxInflight ?? 1) * k)) } : { ...s, rate: s.rate * k });
   table(
-    'Limit halved since: 429s before the pace held under it (none in the next 5 s) / share of the new limit in 30 s',
+    'Limit halved since: 429s until the pace held under the new limit (requests refused together count once) / share of the new limit in 30 s',
     (s) => {
       const rs = seeds.map((seed) => secondRun(s, seed, scaled(s, 0.5)).second);
-      return `${Math.max(...rs.map((r) => before(r.at429, 5_000)))} / ${pct(Math.min(...rs.map((r) => r.share)))} %`;
+      return `${Math.max(...rs.map((r) => untilUnder(r, limitRate(scaled(s, 0.5)))))} / ${pct(Math.min(...rs.map((r) => r.share)))} %`;
     },
     '429s / share',
   );
@@ -79,14 +79,14 @@ if (main && only === 'changed') {
   );
 }
 
-/** 429s met before the first stretch of `quietMs` without one (requests refused together count once). */
-function before(at429: number[], quietMs: number): number {
+/** 429s met until the pace after one was under `limit` (requests refused together count once; a window's: its quota per length). */
+export function untilUnder(r: SimResult, limit: number): number {
   let n = 0;
   let last = -Infinity;
-  for (const t of at429) {
-    if (n > 0 && t - last > quietMs) break;
+  for (const [i, t] of r.at429.entries()) {
     if (t - last > 50) n += 1;
     last = t;
+    if ((r.paceAfter429[i] as number) <= limit) return n;
   }
   return n;
 }

@@ -61,8 +61,9 @@ export interface SimResult {
   snapshot: Limit | undefined;
   /** Share of the limit after the first 20 s (the long import's column), when the run is longer. */
   after20: number;
-  /** When each 429 came, in ms from the start. */
+  /** When each 429 came, in ms from the start, and the pace the gate held just after it (requests per second). */
   at429: number[];
+  paceAfter429: number[];
   /** When the rows admitted over the last 5 s first reached 95 % of the limit (ms from the start). */
   reached95: number | undefined;
 }
@@ -171,6 +172,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let recentFrom = 0;
   let reached95: number | undefined;
   const at429: number[] = [];
+  const paceAfter429: number[] = [];
   let end = Number.NaN;
 
   const dispatch = () => {
@@ -223,6 +225,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
       if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pace.toFixed(1)} window=${gate.window} burst=${gate.burstAfter()} anchor=${JSON.stringify(gate.anchor())} resume+${(gate.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       at429.push(now - t0);
+      paceAfter429.push(gate.pace);
       left += 1;
     } else {
       done += 1;
@@ -265,7 +268,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const wireMs = opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined;
   const from = doneAt20 < 0 ? -1 : quota > 0 ? Math.ceil((doneAt20 - 1) / quota) * quota + 1 : doneAt20;
   const after20 = from < 0 || rows - from < 3 * quota ? Number.NaN : (idealMs - idealWall(server, from, concurrency, t0, wireMs)) / (end - t0 - (doneTimes[from - 1] as number));
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, reached95 };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, paceAfter429, reached95 };
 }
 
 /**
