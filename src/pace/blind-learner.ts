@@ -219,7 +219,7 @@ export class BlindLearner implements Learner {
     this.paceAtSend.push([now, this.rate]);
   }
 
-  /** B1, B7. Requests are waiting for the pace: it grows (slow start, then a probe); a cap grows by one each quiet minute. */
+  /** B1, B7. Requests are waiting for the pace: it grows (slow start, then a probe). */
   onBusy(now: number): void {
     if (now < this.pausedUntil || this.rate >= this.ceiling) return;
     const last = this.lastGrowthAt ?? now;
@@ -236,11 +236,6 @@ export class BlindLearner implements Learner {
       this.rate = Math.max(this.rate, Math.min(this.rate + probe * (dt / 1000), this.tooFast * tune.UNDER_TOO_FAST));
     }
     this.rate = Math.min(this.rate, this.ceiling);
-    if (this.window !== Infinity && now - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
-      this.window += 1;
-      this.lastWindowCutAt = now;
-      this.windowGrownAt = now;
-    }
   }
 
   onIdle(): void {
@@ -264,6 +259,14 @@ export class BlindLearner implements Learner {
     if (o.status !== 429) {
       this.admittedCount += 1;
       this.consecutive429 = 0;
+      // B7. A cap that held every request sent in a quiet minute (the window full at its send) is
+      // probed one wider: the next 429, if soon, takes it back.
+      if (this.window !== Infinity && o.inflightAtSend >= this.window - 1 && o.at - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
+        this.window += 1;
+        this.lastWindowCutAt = o.at;
+        this.windowGrownAt = o.at;
+        this.learnt = true;
+      }
       if (inSpan) {
         this.spanAdmitted += 1;
         this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);

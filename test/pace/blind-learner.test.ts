@@ -17,9 +17,9 @@ test('a 429 soon after the window of requests in flight grew by one takes the gr
   feed(pace, { at: 1040, sentAt: 1000, status: 429, retryAfterMs: 1000, inflightAtSend: 3 });
   assert.equal(pace.window, 3);
   const rate = pace.rate;
-  // A quiet minute, requests waiting: the window is probed one wider.
-  pace.onBusy(63_000);
-  pace.onBusy(63_010);
+  // A quiet minute with the window full: an answer to a request sent with two others in flight
+  // probes it one wider.
+  feed(pace, { at: 63_010, sentAt: 62_970, status: 200, inflightAtSend: 2 });
   assert.equal(pace.window, 4);
   const probed = pace.rate;
   // The next 429, with the window full as the server counts it — one answer still on its way back
