@@ -214,8 +214,9 @@ export class PaceGate {
       this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
     } else if (this.burstLeft > 0) {
       this.burstLeft -= 1;
-      // The burst's last request goes now, and the pace takes over a gap after it.
-      this.nextRelease = this.burstLeft > 0 ? now : now + gap;
+      // The burst's last request goes now, and the pace takes over a gap after it; --rate holds
+      // a burst too.
+      this.nextRelease = this.burstLeft > 0 ? now + this.ceilingGap : now + gap;
     } else {
       // A late timer is made up for as far as the learner allows (catchUp).
       const catchUp = (s.catchUp ?? 1) - 1;
