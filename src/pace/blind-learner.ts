@@ -146,7 +146,9 @@ export class BlindLearner implements Learner {
         this.burstEstimate = l.burst;
         this.refill = { rate: l.rate, burst: l.burst };
       }
-      this.rate = Math.min(this.ceiling, l.rate * ((l.burst ?? 1) >= 3 ? tune.SEED_UNDER : tune.SEED_UNDER_SMALL));
+      // (A bucket that holds a second's refill loses nothing by a 429 but the 429: it is paced at its rate.)
+      const under = (l.burst ?? 1) >= l.rate ? 1 : (l.burst ?? 1) >= 3 ? tune.SEED_UNDER : tune.SEED_UNDER_SMALL;
+      this.rate = Math.min(this.ceiling, l.rate * under);
     }
   }
 
