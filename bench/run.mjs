@@ -146,6 +146,30 @@ try {
     say('');
     say(`Command: \`npm run bench -- --only=pace${smoke ? ' --smoke' : ''}\`. One run per cell (the machine's noise is in the figures).`);
 
+    // --pace-second: each cell twice against one server and one config folder — the second import
+    // starts from the limit the first remembered (after a quiet gap: the limit whole again).
+    // --pace-long=S: one import of S seconds per cell, the share after its first 20 s.
+    const secondRun = args.includes('--pace-second');
+    const longSeconds = Number(args.find((a) => a.startsWith('--pace-long='))?.slice(12) ?? 0);
+    if (secondRun || longSeconds > 0) {
+      const { secondCell } = await import('./pace-real.mjs');
+      for (const [title, opts] of [
+        ...(secondRun ? [[`Second run: a ${seconds}-second import after one, against the same server (share / 429s of the second)`, { seconds, second: true }]] : []),
+        ...(longSeconds > 0 ? [[`Long import: the share after the first 20 s of a ${longSeconds}-second import (share / 429s)`, { seconds: longSeconds, second: false }]] : []),
+      ]) {
+        say('');
+        say(title);
+        say('');
+        say(`| server's limiter | ${forms.map((f) => `${f}: share / 429s`).join(' | ')} |`);
+        say(`|---|${forms.map(() => '---').join('|')}|`);
+        for (const [name, shape] of shapes.filter(([n]) => only === undefined || n.includes(only))) {
+          const cells = [];
+          for (const headers of forms) cells.push(await secondCell({ shape, headers, wireDelayMs, work, leads, callctl, ...opts }));
+          say(`| ${name} | ${cells.join(' | ')} |`);
+        }
+      }
+    }
+
     // The outcome writeback runs on the same engine and limiter: it should keep the same share.
     const wbShapes = smoke ? [['token bucket 40/s, burst 10', { limiter: 'bucket', rateLimit: 40, burst: 10 }]] : [
       ['token bucket 200/s, burst 20', { limiter: 'bucket', rateLimit: 200, burst: 20 }],
