@@ -69,10 +69,23 @@ export class Context {
     return this.resolved;
   }
 
+  /**
+   * The settings with the key itself: a key in the system keychain is read here, by the commands
+   * that call the API, and only by them (README, "Keys").
+   */
+  async settingsWithKey(): Promise<Settings> {
+    const settings = await this.settings();
+    if (settings.keyStorage !== 'keychain' || settings.keychain === undefined) return settings;
+    const { readKeychainKey } = await import('./config/key.js');
+    const apiKey = await readKeychainKey(settings.keychain, settings.profileName);
+    this.log.addSecret(apiKey);
+    return { ...settings, apiKey };
+  }
+
   /** The API client: key and base URL checked, limiter built. Nothing is sent until a request. */
   api(): Promise<ApiClient> {
     this.client ??= (async () => {
-      const settings = await this.settings();
+      const settings = await this.settingsWithKey();
       const { createApiClient } = await import('./http/client.js');
       const client = await createApiClient({ settings, deps: this.deps, log: this.log });
       this.onClose(() => client.close());

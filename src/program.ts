@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import type { Io } from './deps.js';
 import { registerApi } from './commands/api/index.js';
+import { registerAuth } from './commands/auth/index.js';
 import { registerCalls } from './commands/calls/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerCompletion } from './commands/completion/index.js';
@@ -79,6 +80,7 @@ Examples:
   registerImport(program, bind);
   registerApi(program, bind);
   registerLogin(program, bind);
+  registerAuth(program, bind);
   registerConfig(program, bind);
   registerSandbox(program, bind);
   registerCompletion(program, io);

@@ -66,7 +66,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
 
   // Check the key and base URL before reading anything, so a wrong setting costs nothing. A dry
   // run needs no key; with one, it previews what the import would change.
-  const preview = o.dryRun ? settings.apiKey !== undefined : o.checkExisting || o.existing === 'skip';
+  const preview = o.dryRun ? settings.keyStorage !== undefined : o.checkExisting || o.existing === 'skip';
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
   const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
 

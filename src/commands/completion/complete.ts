@@ -171,7 +171,7 @@ async function positionalValues(cmd: Command, positionals: string[], env: Env): 
 async function profiles(env: Env): Promise<Candidate[]> {
   const names = new Set(['default']);
   try {
-    for (const name of Object.keys((await ConfigStore.open(env)).profiles())) names.add(name);
+    for (const name of (await ConfigStore.open(env)).names()) names.add(name);
   } catch {
     // An unreadable config: only the default profile.
   }

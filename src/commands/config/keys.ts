@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { PROFILE_KEYS } from '../../config/store.js';
-import type { Sourced } from '../../config/settings.js';
+import { IN_KEYCHAIN, type Sourced } from '../../config/settings.js';
 import { maskKey } from '../../output/mask.js';
 
 export const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
@@ -57,7 +57,7 @@ export async function parseValue(key: Key, value: string): Promise<string | numb
 
 export function shown(key: Key, value: unknown): string {
   if (value === undefined) return '';
-  return key === 'apiKey' ? maskKey(String(value)) : String(value);
+  return key === 'apiKey' && value !== IN_KEYCHAIN ? maskKey(String(value)) : String(value);
 }
 
 /** `flag --base-url`, `env CALLCTL_BASE_URL`, `profile "default"`, `default`. */

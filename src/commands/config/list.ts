@@ -18,7 +18,7 @@ export async function run(ctx: Context): Promise<number> {
   } else {
     const width = Math.max(0, ...entries.map(([k, v]) => k.length + 1 + v.length));
     out.write(entries.map(([k, v, s]) => `${`${k}=${v}`.padEnd(width)}  (${whence(s)})\n`).join(''));
-    ctx.log.info(`profile "${name}" (${whence(effective.profile)}) — profiles: ${Object.keys(store.profiles()).join(', ') || 'none yet'}`);
+    ctx.log.info(`profile "${name}" (${whence(effective.profile)}) — profiles: ${store.names().join(', ') || 'none yet'}`);
   }
   return 0;
 }
