@@ -102,3 +102,29 @@ test('the check can fail: a dry-run import does load the CSV and phone code', as
   assert.ok(urls.some((u) => /libphonenumber/.test(u)));
   assert.ok(urls.some((u) => u.endsWith('/src/import/run-import.ts')), 'the import code, seen through the bundle');
 });
+
+test('the keychain binding loads only for a command that needs the key: not for help, config or a key from CALLCTL_API_KEY', async (t) => {
+  // A preload records each `require` of @napi-rs/keyring and each native addon opened.
+  const dir = tempDir(t);
+  const preload = join(dir, 'native.cjs');
+  const log = join(dir, 'native.txt');
+  writeFileSync(
+    preload,
+    `const fs = require('node:fs'); const Module = require('node:module');
+const load = Module._load; Module._load = function (id, ...rest) { if (String(id).includes('@napi-rs/keyring')) fs.appendFileSync(${JSON.stringify(log)}, 'require ' + id + '\\n'); return load.call(this, id, ...rest); };
+const dlopen = process.dlopen; process.dlopen = function (m, file, ...rest) { fs.appendFileSync(${JSON.stringify(log)}, 'dlopen ' + file + '\\n'); return dlopen.call(this, m, file, ...rest); };\n`,
+  );
+  const config = join(dir, 'config');
+  spawnSync('mkdir', ['-p', config]);
+  writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: 'http://127.0.0.1:9/api/v1', keychain: { service: `callctl:${config}`, account: 'default' } } } }));
+  const loads = (args: string[], extra: Record<string, string> = {}) => {
+    writeFileSync(log, '');
+    spawnSync(process.execPath, ['-r', preload, BIN, ...args], { env: { PATH: process.env.PATH, CALLCTL_CONFIG_DIR: config, ...extra }, encoding: 'utf8', timeout: 30_000 });
+    return readFileSync(log, 'utf8');
+  };
+  for (const args of [['--help'], ['auth', '--help'], ['config', 'list'], ['config', 'get', 'apiKey'], ['completion', 'bash'], ['__complete', 'bash', 'auth', '']]) {
+    assert.equal(loads(args), '', `callctl ${args.join(' ')}`);
+  }
+  assert.equal(loads(['contacts', 'ls'], { CALLCTL_API_KEY: `sk_live_${'k'.repeat(20)}` }), '', 'a key from the environment: the keychain is not read');
+  assert.match(loads(['auth', 'status']), /require @napi-rs\/keyring[\s\S]*dlopen .*keyring.*\.node/, 'the check can fail: auth status of a keychain profile loads it');
+});

@@ -16,6 +16,7 @@ import { contactsGetOptions, dupesOptions, findOptions } from '../../src/command
 import { addOptions, editOptions } from '../../src/commands/contacts/fields-options.js';
 import { configOptions } from '../../src/commands/config/options.js';
 import { loginOptions } from '../../src/commands/login/options.js';
+import { authStatusOptions } from '../../src/commands/auth/options.js';
 import { actionParts, type Bind } from '../../src/commands/lazy.js';
 import { buildProgram } from '../../src/program.js';
 import { UsageError } from '../../src/errors.js';
@@ -89,8 +90,11 @@ async function parsed(argv: string[]): Promise<[string[], Record<string, unknown
 }
 
 test('the typed options of the smaller verbs, from real argv', async () => {
-  assert.deepEqual(loginOptions(...(await parsed(['login']))), { verify: true });
-  assert.deepEqual(loginOptions(...(await parsed(['login', '--no-verify']))), { verify: false });
+  assert.deepEqual(loginOptions(...(await parsed(['login']))), { verify: true, insecureStorage: false });
+  assert.deepEqual(loginOptions(...(await parsed(['login', '--no-verify']))), { verify: false, insecureStorage: false });
+  assert.deepEqual(loginOptions(...(await parsed(['auth', 'login', '--insecure-storage']))), { verify: true, insecureStorage: true });
+  assert.deepEqual(authStatusOptions(...(await parsed(['auth', 'status', '--all']))), { all: true });
+  assert.deepEqual(authStatusOptions(...(await parsed(['auth', 'status']))), { all: false });
 
   assert.deepEqual(contactsLsOptions(...(await parsed(['contacts', 'ls', '--page', '2', '--limit', '10', '--tag', ' VIP ', '--tag', 'cold', '--status', 'Customer']))), {
     page: 2, limit: 10, all: false, max: undefined, tags: ['vip', 'cold'], status: 'customer',

@@ -10,6 +10,7 @@ import { EXIT, exitCodeOf, CallctlError } from '../../errors.js';
 import { resolveSettings } from '../../config/settings.js';
 import type { ConfigStore } from '../../config/store.js';
 import { requireFormat } from '../../output/format-check.js';
+import { maskKey } from '../../output/mask.js';
 import type { AuthStatusOptions } from './options.js';
 
 /** One profile's line of `--json` (docs/cli.md). */
@@ -62,7 +63,6 @@ async function statusOf(ctx: Context, store: ConfigStore, name: string): Promise
       : settings.keyStorage === 'file' ? `in ${store.path}`
       : settings.keyStorage === 'env' ? 'from CALLCTL_API_KEY'
       : '';
-    const { maskKey } = await import('../../output/mask.js');
     let key = settings.apiKey;
     if (settings.keyStorage === 'keychain' && settings.keychain) {
       const { readKeychainKey } = await import('../../config/key.js');
