@@ -29,10 +29,10 @@ export interface Settings {
   baseUrl: string | undefined;
   /** The key from CALLCTL_API_KEY or the file; a key in the keychain is read by the API client's maker (context.ts). */
   apiKey: string | undefined;
-  /** Where the key in effect lives; undefined when there is none. */
-  keyStorage: KeyStorage | undefined;
+  /** Where the key in effect lives; absent when there is none. */
+  keyStorage?: KeyStorage | undefined;
   /** The keychain entry, when that is where the key lives. */
-  keychain: KeychainRef | undefined;
+  keychain?: KeychainRef | undefined;
   /** Requests-per-second ceiling; undefined means adaptive. */
   rate: number | undefined;
   concurrency: number;
