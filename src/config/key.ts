@@ -37,7 +37,13 @@ export async function saveKey(store: ConfigStore, name: string, key: string, fie
   if (!insecure) {
     try {
       await saveToKeychain(ref, key);
-      await store.writeProfile(name, { ...before, ...fields, apiKey: undefined, keychain: ref });
+      try {
+        await store.writeProfile(name, { ...before, ...fields, apiKey: undefined, keychain: ref });
+      } catch (err) {
+        // A profile that cannot be written would leave an entry nothing points at.
+        await removeFromKeychain(ref).catch(() => undefined);
+        throw err;
+      }
       // An entry under another service (the config folder moved) is left for its own folder.
       return { storage: 'keychain' };
     } catch (err) {

@@ -278,4 +278,15 @@ test('a read-only config folder is said to be read-only (permission, and a read-
   });
   assert.equal(ro.status, 1, ro.stderr);
   assert.match(ro.stderr, new RegExp(`^callctl: cannot write ${folder}/config\\.json: ${folder} is on a read-only file system`));
+  // With a keychain: the key reached it before the profile could not be written — and is taken back.
+  const ss = secretService();
+  if (!('env' in ss)) return;
+  const login = spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o ro,size=1m tmpfs "$1" && exec "$2" "$3" login --no-verify --base-url https://api.example.com/api/v1`, 'sh', folder, process.execPath, BIN], {
+    env: { PATH: process.env.PATH, HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1', CALLCTL_CONFIG_DIR: folder, ...ss.env },
+    input: `sk_live_${'k'.repeat(20)}`,
+    encoding: 'utf8',
+  });
+  assert.equal(login.status, 1, login.stderr);
+  assert.match(login.stderr, /read-only file system/);
+  assert.equal(lookup(ss.env.DBUS_SESSION_BUS_ADDRESS, `callctl:${folder}`, 'default'), undefined, 'no keychain entry left that nothing points at');
 });
