@@ -1,20 +1,23 @@
 /**
  * Who a person is among the contacts. The service matches contacts on the phone, but a POST with a
  * national-format phone creates a second contact instead of matching (docs/api.md, Contacts): one
- * person is often `+44 7911 123456` and `07911 123456`. So every stored phone is read as E.164 —
- * a national one with the region (`--country`, else the profile's `country`) — and compared in
- * that form; e-mails compare without case or surrounding spaces. The API shows no search: these
- * read every page of contacts, once.
+ * person is often `+44 7911 123456` and `07911 123456`. So every stored phone is compared by its
+ * digits (src/phone/compare.ts) — a national one read with the region (`--country`, else the
+ * profile's `country`), valid or not; e-mails compare without case or surrounding spaces; names
+ * without case or accents. The API shows no search: these read every page of contacts, once.
  */
 import { allItems } from '../http/paginate.js';
 import type { ApiClient } from '../http/client.js';
 import { toE164 } from '../phone/e164.js';
+import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
 
 export interface StoredContact {
   id: string;
   phone: string | undefined;
-  /** The stored phone as E.164, when it reads as one. */
+  /** The stored phone as a valid E.164 number, when it reads as one (what an import matches). */
   e164: string | undefined;
+  /** The stored phone as its digits allow, valid or not (what finding a person compares). */
+  number: NumberKey | undefined;
   email: string | undefined;
   /** For a person to recognise: "Ada Lovelace". Never written to a receipt. */
   name: string;
@@ -28,12 +31,35 @@ export function storedContact(raw: unknown, region: string | undefined): StoredC
   const read = phone ? toE164(phone, region) : undefined;
   const email = typeof c.email === 'string' && c.email.trim() !== '' ? c.email.trim().toLowerCase() : undefined;
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
-  return { id: String(c.id), phone, e164: read?.ok ? read.e164 : undefined, email, name };
+  return { id: String(c.id), phone, e164: read?.ok ? read.e164 : undefined, number: phone ? numberKey(phone, region) : undefined, email, name };
 }
 
-/** A stored phone in national format: not `+`-prefixed, yet a number once read with the region. */
+/** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */
 export function isNational(c: StoredContact): boolean {
-  return c.phone !== undefined && c.e164 !== undefined && !c.phone.replace(/^[\s(]+/, '').startsWith('+');
+  return c.phone !== undefined && c.number !== undefined && !c.phone.replace(/^[\s(]+/, '').startsWith('+');
+}
+
+const collator = new Intl.Collator('und', { sensitivity: 'base', usage: 'search' });
+const words = (text: string) => text.split(/[\s,;-]+/).filter((w) => w !== '');
+
+/**
+ * A test of a contact's first and last name against a name as a person gives it: every word given
+ * is one of the name's words, ignoring case and accents ("zoe muller" finds "Zoë Müller", and
+ * "Müller, Zoë"). Undefined when the text holds no word.
+ */
+export function nameMatcher(text: string): ((raw: unknown) => boolean) | undefined {
+  const wanted = words(text);
+  if (wanted.length === 0) return undefined;
+  return (raw) => {
+    const c = (raw ?? {}) as Record<string, unknown>;
+    const have = words([c.firstName, c.lastName].filter((x) => typeof x === 'string').join(' '));
+    return wanted.every((w) => {
+      const at = have.findIndex((h) => collator.compare(h, w) === 0);
+      if (at < 0) return false;
+      have.splice(at, 1);
+      return true;
+    });
+  };
 }
 
 /** Streams every contact, read as a StoredContact, page by page; the raw object rides along. */
@@ -46,9 +72,9 @@ export async function* everyContact(client: ApiClient, region: string | undefine
   }
 }
 
-/** One listing of all contacts, indexed by E.164 phone and by e-mail: for a whole file of requests. */
+/** One listing of all contacts, indexed by number and by e-mail: for a whole file of requests. */
 export class PeopleIndex {
-  private readonly byPhone = new Map<string, StoredContact[]>();
+  private readonly byPhone = new NumberIndex<StoredContact>();
   private readonly byEmail = new Map<string, StoredContact[]>();
   private readonly byId = new Map<string, StoredContact>();
   listed = 0;
@@ -62,12 +88,13 @@ export class PeopleIndex {
   add(c: StoredContact): void {
     this.listed += 1;
     this.byId.set(c.id, c);
-    if (c.e164) push(this.byPhone, c.e164, c);
+    if (c.number) this.byPhone.add(c.number, c);
     if (c.email) push(this.byEmail, c.email, c);
   }
 
-  phone(e164: string): StoredContact[] {
-    return this.byPhone.get(e164) ?? [];
+  /** Every contact whose number `sameNumber` calls this one. */
+  phone(number: NumberKey): StoredContact[] {
+    return this.byPhone.find(number);
   }
 
   email(address: string): StoredContact[] {

@@ -1,34 +1,56 @@
 /**
- * A file of erasure requests: a bare id or phone a line, or a CSV with an `id` or `phone` column
- * (header names matched as for the import). Requests are few (dozens, thousands), so the file is
- * read whole and every line checked before anything is sent: one bad line is exit 2, nothing sent.
+ * A file of erasure requests: a bare id, phone or e-mail a line, or a CSV with an `id`, `phone`
+ * or `email` column (header names matched as for the import). Requests are few (dozens,
+ * thousands), so the file is read whole and every line checked before anything is sent: one bad
+ * line is exit 2, nothing sent.
  *
  * A bare line is a phone when it holds only what a phone is written with (`+`, digits, spaces,
- * `()`, `.`, `-`) and at least six digits; anything else is an id, taken as given.
+ * `()`, `.`, `-`) and at least six digits, an e-mail when it is one, and anything else an id,
+ * taken as given. A CSV row that gives several (an id and a phone, a phone and an e-mail) stands
+ * for every contact any of them finds: a miss is a breach. A phone is never refused for being
+ * invalid — it is compared by its digits (src/phone/compare.ts) — only for holding too few digits
+ * to identify anyone.
  */
 import { UsageError } from '../errors.js';
+import { isEmail } from '../api/fields.js';
 import { normalizeHeader } from '../import/mapping.js';
 import { type EncodingName, openSource } from '../import/source.js';
 import type { InStream } from '../deps.js';
-import { toE164 } from '../phone/e164.js';
+import { digitCount, MIN_DIGITS, type NumberKey, numberKey } from '../phone/compare.js';
 
-export type ErasureRequest = { line: number; text: string } & ({ kind: 'id'; id: string } | { kind: 'phone'; e164: string });
+export interface ErasureRequest {
+  line: number;
+  /** As typed: shown in the preview, never written to a receipt. */
+  text: string;
+  id?: string;
+  number?: NumberKey;
+  email?: string;
+}
 
-const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
+export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
 const PHONE_HEADERS = new Set(['phone', 'phonenumber', 'mobile', 'mobilephone', 'telephone', 'tel', 'number'].map(normalizeHeader));
+const EMAIL_HEADERS = new Set(['email', 'emailaddress', 'e-mail', 'e-mail address', 'mail'].map(normalizeHeader));
 
-/** One request as typed: a phone (read as E.164 with the region) or an id. */
-export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone'): ErasureRequest {
+/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
+export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
+  const key = numberKey(text, region);
+  if (key) return key;
+  const at = line === undefined ? '' : `line ${line}: `;
+  const digits = digitCount(text);
+  throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
+}
+
+/** One request as typed: a phone, an e-mail or an id (`as` forces the kind). */
+export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
   const t = text.trim();
-  const digits = t.replace(/\D/g, '').length;
-  const kind = as ?? (/^[+\d\s().-]+$/.test(t) && digits >= 6 ? 'phone' : 'id');
-  if (kind === 'phone') {
-    const read = toE164(t, region);
-    if (!read.ok) throw new UsageError(`line ${line}: ${read.reason}`, 'fix the line, or give --country for national numbers; nothing was sent');
-    return { line, text: t, kind, e164: read.e164 };
+  const kind = as ?? (/^[+\d\s().-]+$/.test(t) && digitCount(t) >= MIN_DIGITS ? 'phone' : t.includes('@') && isEmail(t) ? 'email' : 'id');
+  if (kind === 'phone') return { line, text: t, number: phoneOf(t, line, region) };
+  if (kind === 'email') {
+    if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
+    return { line, text: t, email: t.toLowerCase() };
   }
   if (t === '.' || t === '..') throw new UsageError(`line ${line}: the id "${t}" cannot be sent as a path segment`, 'nothing was sent');
-  return { line, text: t, kind, id: t };
+  return { line, text: t, id: t };
 }
 
 /** Reads and checks every request of a file (or stdin). */
@@ -38,10 +60,11 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
     const names = source.header.map(normalizeHeader);
     const idCol = names.findIndex((h) => ID_HEADERS.has(h));
     const phoneCol = names.findIndex((h) => PHONE_HEADERS.has(h));
+    const emailCol = names.findIndex((h) => EMAIL_HEADERS.has(h));
     const requests: ErasureRequest[] = [];
-    if (idCol < 0 && phoneCol < 0) {
+    if (idCol < 0 && phoneCol < 0 && emailCol < 0) {
       if (source.header.filter((h) => h.trim() !== '').length > 1) {
-        throw new UsageError(`no id or phone column among: ${source.header.join(', ')}`, 'name a column id or phone, or give one id or phone a line; nothing was sent');
+        throw new UsageError(`no id, phone or email column among: ${source.header.join(', ')}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
@@ -50,17 +73,45 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
         if (text !== '') requests.push(requestOf(text, row.line, o.region));
       }
     } else {
+      const cell = (cells: string[], at: number) => (at >= 0 ? (cells[at] ?? '').trim() : '');
       for await (const row of source.rows) {
-        const id = idCol >= 0 ? (row.cells[idCol] ?? '').trim() : '';
-        const phone = phoneCol >= 0 ? (row.cells[phoneCol] ?? '').trim() : '';
-        if (id !== '') requests.push(requestOf(id, row.line, o.region, 'id'));
-        else if (phone !== '') requests.push(requestOf(phone, row.line, o.region, 'phone'));
-        else throw new UsageError(`line ${row.line}: neither an id nor a phone`, 'fill it in or remove the line; nothing was sent');
+        const [id, phone, email] = [cell(row.cells, idCol), cell(row.cells, phoneCol), cell(row.cells, emailCol)];
+        if (id === '' && phone === '' && email === '') throw new UsageError(`line ${row.line}: neither an id, a phone nor an e-mail`, 'fill it in or remove the line; nothing was sent');
+        const parts = [id !== '' ? requestOf(id, row.line, o.region, 'id') : undefined, phone !== '' ? requestOf(phone, row.line, o.region, 'phone') : undefined, email !== '' ? requestOf(email, row.line, o.region, 'email') : undefined];
+        const given = parts.filter((p) => p !== undefined);
+        requests.push(Object.assign({}, ...given, { line: row.line, text: given.map((p) => p.text).join(' ') }) as ErasureRequest);
       }
     }
-    if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id or phone a line, or a CSV with an id or phone column');
+    if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id, phone or e-mail a line, or a CSV with an id, phone or email column');
     return requests;
   } finally {
     source.close();
   }
+}
+
+/**
+ * The one line each that says how phones were read: numbers libphonenumber calls invalid are
+ * still searched, by their digits; numbers without a country code and no region, by their
+ * national digits. Undefined when every phone is a valid number with its country code.
+ */
+export function phoneNotes(requests: ErasureRequest[], region: string | undefined): string[] {
+  const lines = (rs: ErasureRequest[]) => {
+    const shown = rs.slice(0, 8).map((r) => r.line).join(', ');
+    return `${rs.length === 1 ? 'line' : 'lines'} ${shown}${rs.length > 8 ? ` and ${rs.length - 8} more` : ''}`;
+  };
+  const single = requests.length === 1 && requests[0]?.line === 1;
+  const notes: string[] = [];
+  const invalid = requests.filter((r) => r.number && r.number.e164 !== undefined && !r.number.valid);
+  const national = requests.filter((r) => r.number && r.number.e164 === undefined);
+  if (invalid.length > 0) {
+    const n = invalid[0]?.number as NumberKey;
+    const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
+    const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
+    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
+  }
+  if (national.length > 0) {
+    const what = 'no country code and no region set: compared by national digits (give --country to read them)';
+    notes.push(single ? `phone "${national[0]?.text}" has ${what.replace('them', 'it')}` : `${lines(national)}: ${what}`);
+  }
+  return notes;
 }

@@ -91,14 +91,20 @@ export function toE164Uncached(input: string, region?: string): PhoneResult {
   return parse(input, region);
 }
 
-function parse(input: string, region: string | undefined): PhoneResult {
-  let text = input.trim();
-  if (text === '') return { ok: false, reason: 'phone is empty' };
+/** The text a number is read from, and the extension typed after it. */
+export type PreparedPhone = { text: string; ext?: string } | { lost: true };
+
+/**
+ * What a number is read from, as typed by a person or an export: Excel's `="…"` wrapper and
+ * scientific notation undone, an extension cut off, a leading `00` taken as `+` when no region
+ * says what its international prefix is. `lost`: Excel rounded the number, its digits are gone.
+ */
+export function preparePhone(input: string, region: string | undefined): PreparedPhone {
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
-  text = text.replace(/^="?|"$/g, '');
+  let text = input.trim().replace(/^="?|"$/g, '');
   const scientific = expandScientific(text);
   if (scientific !== undefined) {
-    if ('lost' in scientific) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
+    if ('lost' in scientific) return { lost: true };
     text = scientific.digits;
   }
   let ext: string | undefined;
@@ -107,10 +113,18 @@ function parse(input: string, region: string | undefined): PhoneResult {
     ext = extension[1];
     text = text.slice(0, extension.index);
   }
-  const country = region ? (region.toUpperCase() as CountryCode) : undefined;
   // With a region libphonenumber knows its international prefix; without one, 00 is the usual one.
   const compact = text.replace(/[\s().-]/g, '');
-  if (!country && /^00[1-9]/.test(compact)) text = `+${compact.slice(2)}`;
+  if (!region && /^00[1-9]/.test(compact)) text = `+${compact.slice(2)}`;
+  return ext !== undefined ? { text, ext } : { text };
+}
+
+function parse(input: string, region: string | undefined): PhoneResult {
+  if (input.trim() === '') return { ok: false, reason: 'phone is empty' };
+  const prepared = preparePhone(input, region);
+  if ('lost' in prepared) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
+  const { text, ext } = prepared;
+  const country = region ? (region.toUpperCase() as CountryCode) : undefined;
   if (!text.startsWith('+') && !country) {
     return { ok: false, reason: `phone "${input.trim()}" is in national format and no region is set (use --country)` };
   }

@@ -47,9 +47,11 @@ test('usage errors of the typed options: exit 2 and one line, before any code of
     [['calls', 'outcome', 'call_1', 'booked_job', '--dry-run'], /--dry-run applies only with --from/],
     [['calls', 'outcome', 'call_1'], /give a call id and an outcome/],
     [['calls', 'outcome', 'call_1', 'booked_job', '--currency', 'USD'], /--currency without --value/],
-    [['contacts', 'rm', 'ct_1', '--phone', '+447400100000'], /give one of: an id, --phone, --from/],
+    [['contacts', 'rm', 'ct_1', '--phone', '+447400100000'], /give one of: an id, --phone, --email, --from/],
+    [['contacts', 'rm', '--phone', '+447400100000', '--email', 'a@example.com'], /give one of/],
     [['contacts', 'rm', '--phone', '+447400100000', '--from', 'x.csv'], /give one of/],
-    [['contacts', 'rm', 'ct_1', '--receipts', 'r.jsonl'], /--receipts applies only with --phone or --from/],
+    [['contacts', 'rm', 'ct_1', '--dry-run'], /--dry-run applies only with --phone, --email or --from/],
+    [['contacts', 'find', '--name', '  '], /--name holds no name/],
     [['contacts', 'rm'], /give the id of the contact to erase/],
     [['import', 'x.csv', '--existing', 'maybe'], /--existing/],
   ];
@@ -70,7 +72,8 @@ test('the typed options each verb receives', () => {
   assert.deepEqual(outcomeOptions([], { from: 'o.csv', resume: true, currency: 'EUR' }), { kind: 'file', file: 'o.csv', map: [], dryRun: false, resume: true, restart: false, currency: 'EUR' });
   const rm = rmOptions([], { from: 'r.csv', confirm: true, country: 'GB' });
   assert.equal(rm.kind, 'requests');
-  assert.deepEqual(rmOptions(['ct_1'], { confirm: true }), { kind: 'one', id: 'ct_1', confirm: true });
+  assert.deepEqual(rmOptions(['ct_1'], { confirm: true }), { kind: 'one', id: 'ct_1', confirm: true, receipts: undefined, purgeLocal: false });
+  assert.deepEqual(rmOptions(['ct_1'], { confirm: true, receipts: 'r.jsonl', purgeLocal: true }), { kind: 'one', id: 'ct_1', confirm: true, receipts: 'r.jsonl', purgeLocal: true });
   assert.throws(() => rmOptions(['ct_1'], { dryRun: true }), UsageError);
   const sb = sandboxOptions([], { port: 0, limiter: 'window', window: 10_000, rateLimit: 30, ratelimitHeaders: 'none' });
   assert.deepEqual([sb.port, sb.limiter, sb.windowMs, sb.rateLimit, sb.rateLimitHeaders, sb.burst], [0, 'window', 10_000, 30, 'none', undefined]);

@@ -1,14 +1,22 @@
 /**
  * `callctl contacts rm <id> --confirm`: the erasure of a person (docs/api.md, Contacts) — the
  * contact, every call and recording attached to them, irreversibly. Never sent without --confirm;
- * without it the contact is read so the refusal names who would go and how many calls.
- * `--phone` and `--from` are erasure requests (src/erasure/).
+ * without it the contact is read so the refusal names who would go and how many calls. Like every
+ * erasure it leaves a receipt (the config folder's `erasures/<date>.jsonl`, or `--receipts`), and
+ * names the files callctl wrote that hold the person (read before the DELETE: their phone and
+ * e-mail), cleaned with `--purge-local`. `--phone`, `--email` and `--from` are erasure requests
+ * (src/erasure/).
  */
 import type { Context } from '../../context.js';
 import { ApiError, CallctlError, UsageError } from '../../errors.js';
 import { eraseContact, getContact } from '../../api/contacts.js';
 import { listCalls } from '../../api/calls.js';
+import { ownCopyFiles, type Person, reportLocalCopies, searchLocalCopies } from '../../erasure/local-copies.js';
+import { storedContact } from '../../erasure/people.js';
+import { ReceiptsFile, receiptsPathOf } from '../../erasure/receipts.js';
+import type { ApiClient } from '../../http/client.js';
 import { requireFormat } from '../../output/format-check.js';
+import { regionOf } from '../../phone/e164.js';
 import type { RmOptions } from './rm-options.js';
 
 /**
@@ -33,6 +41,20 @@ async function whatWouldGo(ctx: Context, id: string): Promise<string> {
   }
 }
 
+/** Who the contact is, for the search of the files callctl wrote: read before it is gone. */
+async function personOf(ctx: Context, client: ApiClient, id: string): Promise<Person> {
+  const person: Person = { request: 1, numbers: [], emails: [], ids: [id] };
+  try {
+    const stored = storedContact(await getContact(client, id), regionOf(undefined, (await ctx.settings()).country));
+    if (stored?.number) person.numbers.push(stored.number);
+    if (stored?.email) person.emails.push(stored.email);
+  } catch (err) {
+    if (!(err instanceof CallctlError)) throw err;
+    if (!(err instanceof ApiError && err.status === 404)) ctx.log.warn(`could not read contact ${id} (${err.message}): your own files are searched for its id only`);
+  }
+  return person;
+}
+
 export async function run(ctx: Context, o: RmOptions): Promise<number> {
   if (o.kind === 'requests') {
     const { runErasure } = await import('../../erasure/run-erasure.js');
@@ -47,16 +69,32 @@ export async function run(ctx: Context, o: RmOptions): Promise<number> {
   }
   const format = ctx.format;
   const client = await ctx.api();
+  const configPath = (await ctx.config()).path;
+  const receipts = new ReceiptsFile(receiptsPathOf({ receipts: o.receipts, from: undefined, cwd: ctx.deps.cwd, configPath, now: ctx.deps.now() }), o.receipts === undefined);
+  const files = ownCopyFiles(configPath);
+  const person = files.length > 0 ? await personOf(ctx, client, id) : undefined;
+  const at = () => new Date(ctx.deps.now()).toISOString();
+  receipts.open();
   try {
-    await eraseContact(client, id);
-  } catch (err) {
-    // A DELETE retried after a lost answer meets 404 when the first attempt went through.
-    if (err instanceof ApiError && err.status === 404 && err.attempts > 1) {
-      ctx.log.warn(`contact ${id} is gone: an earlier attempt erased it before its answer was lost`);
-    } else throw err;
+    try {
+      await eraseContact(client, id);
+    } catch (err) {
+      // A DELETE retried after a lost answer meets 404 when the first attempt went through.
+      if (err instanceof ApiError && err.status === 404 && err.attempts > 1) {
+        ctx.log.warn(`contact ${id} is gone: an earlier attempt erased it before its answer was lost`);
+      } else {
+        if (err instanceof ApiError && err.status === 404) receipts.add({ request: 1, found: 0 });
+        throw err;
+      }
+    }
+    const erasedAt = at();
+    receipts.add({ request: 1, id, erased: true, at: erasedAt });
+    if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at: erasedAt })}\n`);
+    else ctx.log.info(`erased contact ${id} with their calls and recordings at ${erasedAt}`);
+    ctx.log.info(`receipt → ${receipts.path}`);
+    if (person) reportLocalCopies(ctx.log, searchLocalCopies(files, [person], o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() })), { purge: o.purgeLocal, dryRun: false });
+  } finally {
+    receipts.close();
   }
-  const at = new Date(ctx.deps.now()).toISOString();
-  if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at })}\n`);
-  else ctx.log.info(`erased contact ${id} with their calls and recordings at ${at}`);
   return 0;
 }

@@ -1,0 +1,71 @@
+/**
+ * The files callctl wrote that may hold a person: the rejects and changes (preview) files of every
+ * job its journals know. Each journal's first line names the job's file (`file`: its rejects and
+ * changes files are `<file>.rejects.csv` and `<file>.changes.csv` beside it) and, when recorded,
+ * the files it wrote (`files: {rejects?, changes?, …}`). Receipts are left out: they hold no
+ * personal data by design, and they are the proof of what was erased. Finished journals are kept
+ * for a month (src/bulk/journal.ts), so that is how far back this reaches.
+ *
+ * This is the one place that reads journal headers for erasure: when the jobs reader lands, it
+ * points here.
+ */
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+
+/** Enough of a journal to hold its first line. */
+const HEADER_BYTES = 64 * 1024;
+
+function firstLine(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(HEADER_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString('utf8');
+    const end = text.indexOf('\n');
+    return end < 0 ? text : text.slice(0, end);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** Every existing file the journals in `journalsDir` say a job wrote (absolute paths, sorted). */
+export function filesJobsWrote(journalsDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(journalsDir).filter((n) => n.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const name of names) {
+    const line = firstLine(join(journalsDir, name));
+    let header: { file?: unknown; files?: unknown };
+    try {
+      header = JSON.parse(line ?? '');
+    } catch {
+      continue;
+    }
+    if (typeof header.file === 'string' && header.file !== '-' && isAbsolute(header.file)) {
+      found.add(`${header.file}.rejects.csv`);
+      found.add(`${header.file}.changes.csv`);
+    }
+    if (header.files && typeof header.files === 'object') {
+      for (const [kind, value] of Object.entries(header.files as Record<string, unknown>)) {
+        if (kind === 'receipts') continue;
+        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found.add(path);
+      }
+    }
+  }
+  return [...found].filter(isFile).sort();
+}

@@ -1,0 +1,97 @@
+/**
+ * What each erasure request stands for: every contact that is this person — the id given (taken as
+ * given), every contact whose number compares equal to the phone given (src/phone/compare.ts:
+ * valid or not, national-format twins included), every contact with the e-mail given — with one
+ * listing of all contacts for a whole file. The dry run and the refusal without --confirm show it
+ * (an id not in a listing is read with GET to say who it is).
+ */
+import { getContact } from '../api/contacts.js';
+import type { Context } from '../context.js';
+import { ApiError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { createListWriter } from '../output/writers.js';
+import type { NumberKey } from '../phone/compare.js';
+import type { Person } from './local-copies.js';
+import { PeopleIndex, type StoredContact, storedContact } from './people.js';
+import type { ErasureRequest } from './requests.js';
+
+export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;
+
+/** What one request resolves to. */
+export interface Resolution {
+  request: ErasureRequest;
+  contacts: FoundContact[];
+}
+
+/** Resolves every request; `index` is the one listing (needed when any request gives a phone or e-mail). */
+export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | undefined): Resolution[] {
+  return requests.map((request) => {
+    const found: FoundContact[] = [];
+    const add = (c: FoundContact) => {
+      if (!found.some((f) => f.id === c.id)) found.push(c);
+    };
+    if (request.id !== undefined) add(index?.id(request.id) ?? { id: request.id });
+    if (request.number && index) for (const c of index.phone(request.number)) add(c);
+    if (request.email !== undefined && index) for (const c of index.email(request.email)) add(c);
+    return { request, contacts: found };
+  });
+}
+
+/** Who each request is, for the search of the operator's own copies. */
+export function peopleOf(resolutions: Resolution[]): Array<Person> {
+  return resolutions.map(({ request, contacts }) => ({
+    request: request.line,
+    numbers: [request.number, ...contacts.map((c) => c.number)].filter((n): n is NumberKey => n !== undefined),
+    emails: [request.email, ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
+    ids: contacts.map((c) => c.id),
+  }));
+}
+
+export interface PreviewRow {
+  request: ErasureRequest;
+  contact: FoundContact | undefined;
+}
+
+/** Resolves as the real run would; an id not in a listing is looked up (GET) to say who it is. */
+export async function previewErasure(client: ApiClient, resolutions: Resolution[], listed: boolean): Promise<PreviewRow[]> {
+  const rows: PreviewRow[] = [];
+  for (const r of resolutions) {
+    if (r.contacts.length === 0) {
+      rows.push({ request: r.request, contact: undefined });
+      continue;
+    }
+    for (const c of r.contacts) {
+      if (c.name !== undefined || listed) {
+        rows.push({ request: r.request, contact: c.name !== undefined ? c : undefined });
+        continue;
+      }
+      try {
+        rows.push({ request: r.request, contact: storedContact(await getContact(client, c.id), undefined) });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) rows.push({ request: r.request, contact: undefined });
+        else throw err;
+      }
+    }
+  }
+  return rows;
+}
+
+export async function printPreview(ctx: Context, rows: PreviewRow[], format: 'table' | 'json' | 'ndjson' | 'csv'): Promise<void> {
+  const writer = await createListWriter(ctx.deps.io.stdout, format === 'json' ? 'table' : format, [
+    { key: 'request', header: 'Request (line)' },
+    { key: 'asked', header: 'Asked for' },
+    { key: 'id', header: 'Would erase' },
+    { key: 'name', header: 'Name' },
+    { key: 'phone', header: 'Phone' },
+  ]);
+  await writer.write(rows.map((r) => ({ request: r.request.line, asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
+  await writer.end();
+}
+
+/** The one listing, when a request needs it (a phone, an e-mail) or the people's own copies are searched. */
+export async function listingFor(ctx: Context, client: ApiClient, requests: ErasureRequest[], region: string | undefined, force: boolean): Promise<PeopleIndex | undefined> {
+  if (!force && !requests.some((r) => r.number !== undefined || r.email !== undefined)) return undefined;
+  const index = await PeopleIndex.load(client, region);
+  ctx.log.info(`read ${index.listed} contacts to find the people requested`);
+  return index;
+}
