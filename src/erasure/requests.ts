@@ -1,18 +1,16 @@
 /**
- * A file of erasure requests: a bare id, phone or e-mail a line, or a CSV with an `id`, `phone`
- * or `email` column (header names matched as for the import). Requests are few (dozens,
- * thousands), so the file is read whole and every line checked before anything is sent: one bad
- * line is exit 2, nothing sent.
+ * Erasure requests. A file of them: a bare id or phone a line, or a CSV with an `id` or `phone`
+ * column (header names matched as for the import). Requests are few (dozens, thousands), so the
+ * file is read whole and every line checked before anything is sent: one bad line is exit 2,
+ * nothing sent. A request typed on the command line is one phone (`--phone`) or e-mail (`--email`).
  *
  * A bare line is a phone when it holds only what a phone is written with (`+`, digits, spaces,
- * `()`, `.`, `-`) and at least six digits, an e-mail when it is one, and anything else an id,
- * taken as given. A CSV row that gives several (an id and a phone, a phone and an e-mail) stands
- * for every contact any of them finds: a miss is a breach. A phone is never refused for being
- * invalid — it is compared by its digits (src/phone/compare.ts) — only for holding too few digits
- * to identify anyone.
+ * `()`, `.`, `-`) and at least six digits, and anything else an id, taken as given. A CSV row
+ * that gives both an id and a phone stands for every contact either finds: a miss is a breach. A
+ * phone is never refused for being invalid — it is compared by its digits (src/phone/compare.ts) —
+ * only for holding too few digits to identify anyone.
  */
 import { UsageError } from '../errors.js';
-import { isEmail } from '../api/fields.js';
 import { normalizeHeader } from '../import/mapping.js';
 import { type EncodingName, openSource } from '../import/source.js';
 import type { InStream } from '../deps.js';
@@ -29,7 +27,6 @@ export interface ErasureRequest {
 
 export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
 const PHONE_HEADERS = new Set(['phone', 'phonenumber', 'mobile', 'mobilephone', 'telephone', 'tel', 'number'].map(normalizeHeader));
-const EMAIL_HEADERS = new Set(['email', 'emailaddress', 'e-mail', 'e-mail address', 'mail'].map(normalizeHeader));
 
 /** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
 export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
@@ -40,10 +37,10 @@ export function phoneOf(text: string, line: number | undefined, region: string |
   throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
 }
 
-/** One request as typed: a phone, an e-mail or an id (`as` forces the kind). */
+/** One request as typed: a phone or an id (`as` forces the kind, or makes it an e-mail). */
 export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
   const t = text.trim();
-  const kind = as ?? (/^[+\d\s().-]+$/.test(t) && digitCount(t) >= MIN_DIGITS ? 'phone' : t.includes('@') && isEmail(t) ? 'email' : 'id');
+  const kind = as ?? (/^[+\d\s().-]+$/.test(t) && digitCount(t) >= MIN_DIGITS ? 'phone' : 'id');
   if (kind === 'phone') return { line, text: t, number: phoneOf(t, line, region) };
   if (kind === 'email') {
     if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
@@ -60,11 +57,10 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
     const names = source.header.map(normalizeHeader);
     const idCol = names.findIndex((h) => ID_HEADERS.has(h));
     const phoneCol = names.findIndex((h) => PHONE_HEADERS.has(h));
-    const emailCol = names.findIndex((h) => EMAIL_HEADERS.has(h));
     const requests: ErasureRequest[] = [];
-    if (idCol < 0 && phoneCol < 0 && emailCol < 0) {
+    if (idCol < 0 && phoneCol < 0) {
       if (source.header.filter((h) => h.trim() !== '').length > 1) {
-        throw new UsageError(`no id, phone or email column among: ${source.header.join(', ')}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
+        throw new UsageError(`no id or phone column among: ${source.header.join(', ')}`, 'name a column id or phone, or give one id or phone a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
@@ -75,14 +71,13 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
     } else {
       const cell = (cells: string[], at: number) => (at >= 0 ? (cells[at] ?? '').trim() : '');
       for await (const row of source.rows) {
-        const [id, phone, email] = [cell(row.cells, idCol), cell(row.cells, phoneCol), cell(row.cells, emailCol)];
-        if (id === '' && phone === '' && email === '') throw new UsageError(`line ${row.line}: neither an id, a phone nor an e-mail`, 'fill it in or remove the line; nothing was sent');
-        const parts = [id !== '' ? requestOf(id, row.line, o.region, 'id') : undefined, phone !== '' ? requestOf(phone, row.line, o.region, 'phone') : undefined, email !== '' ? requestOf(email, row.line, o.region, 'email') : undefined];
-        const given = parts.filter((p) => p !== undefined);
+        const [id, phone] = [cell(row.cells, idCol), cell(row.cells, phoneCol)];
+        if (id === '' && phone === '') throw new UsageError(`line ${row.line}: neither an id nor a phone`, 'fill it in or remove the line; nothing was sent');
+        const given = [id !== '' ? requestOf(id, row.line, o.region, 'id') : undefined, phone !== '' ? requestOf(phone, row.line, o.region, 'phone') : undefined].filter((p) => p !== undefined);
         requests.push(Object.assign({}, ...given, { line: row.line, text: given.map((p) => p.text).join(' ') }) as ErasureRequest);
       }
     }
-    if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id, phone or e-mail a line, or a CSV with an id, phone or email column');
+    if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id or phone a line, or a CSV with an id or phone column');
     return requests;
   } finally {
     source.close();

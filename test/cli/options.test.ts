@@ -111,6 +111,7 @@ test('the typed options of the smaller verbs, from real argv', async () => {
   });
   assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--phone', '020 7946 0958', '--country', 'GB']))), { by: 'phone', phone: '020 7946 0958', country: 'GB' });
   assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--email', 'Ada@Example.com']))), { by: 'email', email: 'Ada@Example.com', country: undefined });
+  assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--name', 'zoe muller']))), { by: 'name', name: 'zoe muller', country: undefined });
   assert.deepEqual(dupesOptions(...(await parsed(['contacts', 'dupes', '--country', 'GB', '--fix']))), { country: 'GB', fix: true });
 
   assert.deepEqual(callsLsOptions(...(await parsed(['calls', 'ls', '--all', '--max', '5', '--outcome', ' booked_job ', '--since', '2026-10-01', '--until', '2026-10-31']))), {
@@ -135,8 +136,8 @@ test('usage errors of the smaller verbs: exit 2 and the one line docs/cli.md pro
     [['contacts', 'get'], "callctl: missing required argument 'id' (see callctl contacts get --help)"],
     [['contacts', 'add'], 'callctl: no field given (e.g. --first-name Ada --phone "+44 20 7946 0958")'],
     [['contacts', 'edit', 'ct_1', '--tag', 'a', '--add-tag', 'b'], 'callctl: --tag (or tags in --data) sets exactly the tags given; it cannot be combined with --add-tag/--remove-tag (use one or the other)'],
-    [['contacts', 'find'], 'callctl: give --phone or --email (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
-    [['contacts', 'find', '--phone', '+447400100000', '--email', 'a@b.co'], 'callctl: give --phone or --email (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
+    [['contacts', 'find'], 'callctl: give --phone, --email or --name (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
+    [['contacts', 'find', '--phone', '+447400100000', '--email', 'a@b.co'], 'callctl: give --phone, --email or --name (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
     [['contacts', 'dupes', '--country', 'ZZ'], 'callctl: --country ZZ is not a region code (use ISO 3166 alpha-2, e.g. GB or US)'],
     [['calls', 'ls', '--since', '2026-10-05', '--until', '2026-10-01'], 'callctl: --since 2026-10-05 is not before --until 2026-10-01'],
     [['calls', 'ls', '--until', 'soon'], 'callctl: --until soon is not a date (use 2026-10-01 or an ISO 8601 time such as 2026-10-01T09:00:00Z)'],

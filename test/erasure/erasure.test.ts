@@ -181,3 +181,20 @@ test('contacts dupes reports groups and national-format phones; --fix rewrites a
   assert.equal(sb.contacts().find((c) => c.id === lone.body.id)?.phone, '+447400200000');
   assert.equal(sb.contacts().filter((c) => String(c.phone).startsWith('0')).length, 2, 'the twins stay for a person to decide');
 });
+
+test('find --name matches first and last name ignoring case and accents, in either order; none is exit 4', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 3 });
+  const env = envFor(sb, t);
+  const ids: Record<string, string> = {};
+  for (const [first, last, phone] of [['Zoë', 'Müller', '+447400900001'], ['Müller', 'Zoë', '+447400900002'], ['ZOË', 'MÜLLER-Weiß', '+447400900003'], ['Zoe', 'Smith', '+447400900004']]) {
+    ids[`${first} ${last}`] = (await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: first, lastName: last, phone } })).body.id;
+  }
+  const find = async (name: string) => {
+    const r = await runCli(['contacts', 'find', '--name', name, '--json'], { env });
+    return { code: r.code, ids: r.code === 0 ? (JSON.parse(r.stdout) as Array<{ id: string }>).map((c) => c.id).sort() : [] };
+  };
+  assert.deepEqual(await find('zoe muller'), { code: 0, ids: [ids['Zoë Müller'], ids['Müller Zoë'], ids['ZOË MÜLLER-Weiß']].sort() });
+  assert.deepEqual((await find('ZOE')).ids.length, 4);
+  assert.deepEqual(await find('muller weiss'), { code: 0, ids: [ids['ZOË MÜLLER-Weiß']] });
+  assert.equal((await find('Zoë Nobody')).code, 4);
+});
