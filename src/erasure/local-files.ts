@@ -2,8 +2,8 @@
  * The files callctl wrote that may hold a person: the rejects and changes (preview) files of every
  * job its journals know. Each journal's first line names the job's file (`file`: its rejects and
  * changes files are `<file>.rejects.csv` and `<file>.changes.csv` beside it) and, when recorded,
- * the files it wrote (`files: {rejects?, changes?, …}`). Receipts are left out: they hold no
- * personal data by design, and they are the proof of what was erased. Finished journals are kept
+ * the files of rows it wrote (`files: {rejects?, changes?, preview?}`). Receipts are left out:
+ * they hold no personal data by design, and they are the proof of what was erased. Finished journals are kept
  * for a month (src/bulk/journal.ts), so that is how far back this reaches.
  *
  * This is the one place that reads journal headers for erasure: when the jobs reader lands, it
@@ -11,6 +11,9 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+
+/** The files of a job that may hold people: CSV files of rows (not receipts, not pages). */
+const KINDS = new Set(['rejects', 'changes', 'preview']);
 
 /** Enough of a journal to hold its first line. */
 const HEADER_BYTES = 64 * 1024;
@@ -62,7 +65,7 @@ export function filesJobsWrote(journalsDir: string): string[] {
     }
     if (header.files && typeof header.files === 'object') {
       for (const [kind, value] of Object.entries(header.files as Record<string, unknown>)) {
-        if (kind === 'receipts') continue;
+        if (!KINDS.has(kind)) continue;
         for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found.add(path);
       }
     }

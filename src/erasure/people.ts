@@ -31,7 +31,19 @@ export function storedContact(raw: unknown, region: string | undefined): StoredC
   const read = phone ? toE164(phone, region) : undefined;
   const email = typeof c.email === 'string' && c.email.trim() !== '' ? c.email.trim().toLowerCase() : undefined;
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
-  return { id: String(c.id), phone, e164: read?.ok ? read.e164 : undefined, number: phone ? numberKey(phone, region) : undefined, email, name };
+  // Read by its digits only when asked (finding a person): an import's preview needs only e164.
+  let number: NumberKey | undefined | null = null;
+  return {
+    id: String(c.id),
+    phone,
+    e164: read?.ok ? read.e164 : undefined,
+    get number() {
+      if (number === null) number = phone ? numberKey(phone, region) : undefined;
+      return number;
+    },
+    email,
+    name,
+  };
 }
 
 /** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */

@@ -14,7 +14,8 @@ import { UsageError } from '../errors.js';
 import { normalizeHeader } from '../import/mapping.js';
 import { type EncodingName, openSource } from '../import/source.js';
 import type { InStream } from '../deps.js';
-import { digitCount, MIN_DIGITS, type NumberKey, numberKey } from '../phone/compare.js';
+import { digitCount, MIN_DIGITS, type NumberKey } from '../phone/compare.js';
+import { phoneOf } from './phones.js';
 
 export interface ErasureRequest {
   line: number;
@@ -27,15 +28,6 @@ export interface ErasureRequest {
 
 export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
 const PHONE_HEADERS = new Set(['phone', 'phonenumber', 'mobile', 'mobilephone', 'telephone', 'tel', 'number'].map(normalizeHeader));
-
-/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
-export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
-  const key = numberKey(text, region);
-  if (key) return key;
-  const at = line === undefined ? '' : `line ${line}: `;
-  const digits = digitCount(text);
-  throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
-}
 
 /** One request as typed: a phone or an id (`as` forces the kind, or makes it an e-mail). */
 export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
@@ -82,31 +74,4 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
   } finally {
     source.close();
   }
-}
-
-/**
- * The one line each that says how phones were read: numbers libphonenumber calls invalid are
- * still searched, by their digits; numbers without a country code and no region, by their
- * national digits. Undefined when every phone is a valid number with its country code.
- */
-export function phoneNotes(requests: ErasureRequest[], region: string | undefined): string[] {
-  const lines = (rs: ErasureRequest[]) => {
-    const shown = rs.slice(0, 8).map((r) => r.line).join(', ');
-    return `${rs.length === 1 ? 'line' : 'lines'} ${shown}${rs.length > 8 ? ` and ${rs.length - 8} more` : ''}`;
-  };
-  const single = requests.length === 1 && requests[0]?.line === 1;
-  const notes: string[] = [];
-  const invalid = requests.filter((r) => r.number && r.number.e164 !== undefined && !r.number.valid);
-  const national = requests.filter((r) => r.number && r.number.e164 === undefined);
-  if (invalid.length > 0) {
-    const n = invalid[0]?.number as NumberKey;
-    const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
-    const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
-    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
-  }
-  if (national.length > 0) {
-    const what = 'no country code and no region set: compared by national digits (give --country to read them)';
-    notes.push(single ? `phone "${national[0]?.text}" has ${what.replace('them', 'it')}` : `${lines(national)}: ${what}`);
-  }
-  return notes;
 }

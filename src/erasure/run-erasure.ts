@@ -20,7 +20,8 @@ import type { EncodingName } from '../import/source.js';
 import { regionOf } from '../phone/e164.js';
 import { type LocalCopy, type LocalSearch, ownCopyFiles, reportLocalCopies, searchLocalCopies } from './local-copies.js';
 import { ReceiptsFile, receiptsPathOf } from './receipts.js';
-import { type ErasureRequest, phoneNotes, readRequests, requestOf } from './requests.js';
+import { phoneNotes } from './phones.js';
+import { type ErasureRequest, readRequests, requestOf } from './requests.js';
 import { listingFor, peopleOf, previewErasure, printPreview, type Resolution, resolveAll } from './resolve.js';
 
 export interface ErasureOptions {
@@ -73,7 +74,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   if (o.from !== undefined) checkResumable(o.from, o.resume);
   const stdin = o.from === '-';
   const requests = await requestsOf(ctx, o, region);
-  for (const note of phoneNotes(requests, region)) ctx.log.warn(note);
+  for (const note of phoneNotes(requests, region, o.from === undefined)) ctx.log.warn(note);
   const shownName = o.from === undefined ? null : stdin ? 'stdin' : o.from;
   const client = await ctx.api();
   const configPath = (await ctx.config()).path;

@@ -10,7 +10,7 @@ import { CONTACT_CSV, CONTACT_TABLE } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { everyContact, nameMatcher, type StoredContact } from '../../erasure/people.js';
-import { phoneNotes, phoneOf } from '../../erasure/requests.js';
+import { phoneNotes, phoneOf } from '../../erasure/phones.js';
 import { createListWriter } from '../../output/writers.js';
 import { sameNumber } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
@@ -22,7 +22,7 @@ type Test = { test: (stored: StoredContact, raw: unknown) => boolean; what: stri
 function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
   if (o.by === 'phone') {
     const wanted = phoneOf(o.phone, undefined, region);
-    for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), number: wanted }], region)) ctx.log.warn(note);
+    for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), number: wanted }], region, true)) ctx.log.warn(note);
     return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.e164 ?? o.phone.trim()}` };
   }
   if (o.by === 'email') {

@@ -1,0 +1,46 @@
+/**
+ * A phone given to find a person (`find --phone`, `rm --phone`, a request file's phones): read by
+ * its digits (src/phone/compare.ts), never refused for being invalid — only for holding too few
+ * digits to identify anyone — and the one line each that says how it was read.
+ */
+import { UsageError } from '../errors.js';
+import { digitCount, MIN_DIGITS, type NumberKey, numberKey } from '../phone/compare.js';
+
+/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
+export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
+  const key = numberKey(text, region);
+  if (key) return key;
+  const at = line === undefined ? '' : `line ${line}: `;
+  const digits = digitCount(text);
+  throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
+}
+
+type Asked = { line: number; text: string; number?: NumberKey | undefined };
+
+/**
+ * The one line each that says how phones were read: numbers libphonenumber calls invalid are
+ * still searched, by their digits; numbers without a country code and no region, by their
+ * national digits. None when every phone is a valid number with its country code. `typed`: one
+ * phone given on the command line, named in the line; else the lines of the file are.
+ */
+export function phoneNotes(requests: Asked[], region: string | undefined, typed: boolean): string[] {
+  const lines = (rs: Asked[]) => {
+    const shown = rs.slice(0, 8).map((r) => r.line).join(', ');
+    return `${rs.length === 1 ? 'line' : 'lines'} ${shown}${rs.length > 8 ? ` and ${rs.length - 8} more` : ''}`;
+  };
+  const single = typed && requests.length === 1;
+  const notes: string[] = [];
+  const invalid = requests.filter((r) => r.number && r.number.e164 !== undefined && !r.number.valid);
+  const national = requests.filter((r) => r.number && r.number.e164 === undefined);
+  if (invalid.length > 0) {
+    const n = invalid[0]?.number as NumberKey;
+    const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
+    const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
+    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
+  }
+  if (national.length > 0) {
+    const what = 'no country code and no region set: compared by national digits (give --country to read them)';
+    notes.push(single ? `phone "${national[0]?.text}" has ${what.replace('them', 'it')}` : `${lines(national)}: ${what}`);
+  }
+  return notes;
+}
