@@ -46,11 +46,13 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
       for await (const row of source.rows) {
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();
         if (text !== '') requests.push(requestOf(text, row.line, o.region));
       }
     } else {
       for await (const row of source.rows) {
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const id = idCol >= 0 ? (row.cells[idCol] ?? '').trim() : '';
         const phone = phoneCol >= 0 ? (row.cells[phoneCol] ?? '').trim() : '';
         if (id !== '') requests.push(requestOf(id, row.line, o.region, 'id'));
