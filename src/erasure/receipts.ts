@@ -7,6 +7,7 @@
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { RuntimeError } from '../errors.js';
+import type { Redact } from '../output/files.js';
 
 export type Receipt = { request: number; id: string; erased: true; at: string } | { request: number; found: 0 };
 
@@ -14,7 +15,11 @@ export class ReceiptsFile {
   private fd: number | undefined;
   written = 0;
 
-  constructor(readonly path: string) {}
+  /** `redact`: the logger's masking, which every file callctl writes passes (output/files.ts). */
+  constructor(
+    readonly path: string,
+    private readonly redact: Redact = (t) => t,
+  ) {}
 
   add(receipt: Receipt): void {
     if (this.fd === undefined) {
@@ -24,7 +29,7 @@ export class ReceiptsFile {
         throw new RuntimeError('receipts_unwritable', `cannot write the receipts file ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'choose another place with --receipts');
       }
     }
-    writeSync(this.fd, `${JSON.stringify(receipt)}\n`);
+    writeSync(this.fd, `${this.redact(JSON.stringify(receipt))}\n`);
     fsyncSync(this.fd);
     this.written += 1;
   }

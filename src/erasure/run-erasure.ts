@@ -16,6 +16,7 @@ import type { Context } from '../context.js';
 import { ApiError, CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { EncodingName } from '../import/source.js';
+import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
 import { regionOf } from '../phone/e164.js';
 import { PeopleIndex, type StoredContact, storedContact } from './people.js';
@@ -59,9 +60,25 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const started = ctx.deps.now();
   const settings = await ctx.settings();
   const region = regionOf(o.country, settings.country);
-  if (o.from !== undefined) checkResumable(o.from, o.resume);
+  if (o.from !== undefined) checkResumable(o.from, o.resume, o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from));
   const stdin = o.from === '-';
   if (stdin && o.receipts === undefined && !o.dryRun && o.confirm) throw new UsageError('--receipts is needed when the requests come from stdin', 'e.g. --receipts erasures.jsonl');
+
+  // The receipts and rejects are never the request file (output/files.ts): checked before anything is read or sent.
+  const fromPath = o.from === undefined || stdin ? undefined : resolve(ctx.deps.cwd, o.from);
+  const stream = o.from !== undefined && isStreamInput(fromPath ?? '-');
+  const receiptsPath = o.receipts !== undefined ? resolve(ctx.deps.cwd, o.receipts) : o.from !== undefined && !stdin ? besideInput(ctx.deps.cwd, o.from, '.erasures.jsonl', stream) : undefined;
+  const rejectsPath = besideInput(ctx.deps.cwd, o.from ?? '-', '.rejects.csv', stream);
+  if (o.from !== undefined) {
+    refuseOutputsOverInputs(
+      [stdin ? { what: 'stdin, the request file', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the request file', path: fromPath }],
+      [
+        { what: o.receipts !== undefined ? '--receipts' : 'the receipts file', path: receiptsPath, shown: o.receipts },
+        { what: 'the rejects file', path: rejectsPath },
+        { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) },
+      ],
+    );
+  }
 
   const requests = o.from !== undefined
     ? await readRequests({ path: stdin ? '-' : resolve(ctx.deps.cwd, o.from), stdin: ctx.deps.io.stdin, region, encoding: o.encoding })
@@ -106,9 +123,8 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     return 0;
   }
 
-  const receiptsPath = o.receipts !== undefined ? resolve(ctx.deps.cwd, o.receipts) : o.from !== undefined && !stdin ? resolve(ctx.deps.cwd, `${o.from}.erasures.jsonl`) : undefined;
-  const receipts = receiptsPath ? new ReceiptsFile(receiptsPath) : undefined;
-  const { journal, earlier, rejects, rejectsPath } = await openJob({
+  const receipts = receiptsPath ? new ReceiptsFile(receiptsPath, (t) => ctx.log.redact(t)) : undefined;
+  const { journal, earlier, rejects } = await openJob({
     kind: 'erasure',
     file: o.from ?? '-',
     shownName: shownName ?? 'the request',
@@ -119,8 +135,9 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     restart: o.restart,
     identity: { baseUrl: settings.baseUrl, region },
     configPath: async () => (await ctx.config()).path,
-    rejectsPath: undefined,
+    rejectsPath,
     header: ['request'],
+    csvRaw: ctx.csvRaw,
     log: ctx.log,
     now: ctx.deps.now,
   });
@@ -261,7 +278,7 @@ async function printPreview(ctx: Context, rows: PreviewRow[], format: 'table' | 
     { key: 'id', header: 'Would erase' },
     { key: 'name', header: 'Name' },
     { key: 'phone', header: 'Phone' },
-  ]);
+  ], ctx);
   await writer.write(rows.map((r) => ({ request: r.request.line, asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
   await writer.end();
 }
