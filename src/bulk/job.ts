@@ -56,7 +56,7 @@ export async function openJob(o: JobInput): Promise<JobFiles> {
   // A pipe or a FIFO is read once, like stdin: no content hash, no journal, no --resume.
   const stream = isStreamInput(o.path);
   const stdin = o.path === '-';
-  checkResumable(o.file, o.resume, o.path);
+  if (!stdin) checkResumable(o.file, o.resume, o.path);
   let journal: Journal | undefined;
   let earlier: EarlierRun | undefined;
   if (!o.dryRun && !stream) {
