@@ -97,6 +97,13 @@ test('a 50 MB line is refused within its first megabyte: the header at once, a r
   const rejects = readFileSync(s.rejectsFile, 'utf8');
   assert.match(rejects, /^\ufeffName,Phone,Notes,error,line\n,,,"the row is longer than 1 MB: not read \(a broken export, or a quote never closed\?\)",3\n$/);
   assert.ok(d.stderr.length < 1000, d.stderr);
+
+  // An erasure request file checks every line before anything is sent: a long one is exit 2.
+  const requests = join(dir, 'requests.txt');
+  await bigFile(requests, `${leadPhone(1)}\n`, 2, `\n${leadPhone(2)}\n`);
+  const rm = await runCli(['contacts', 'rm', '--from', requests, '--dry-run'], { env });
+  assert.equal(rm.code, 2, rm.stderr);
+  assert.match(rm.stderr, /^callctl: line 2: the row is longer than 1 MB: not read .*nothing was sent\)\n$/);
 });
 
 test('CRLF, LF and bare CR in one file: the rows a spreadsheet shows, each with its own line', async (t) => {
