@@ -43,6 +43,11 @@ export class Context {
     return f as OutputFormat;
   }
 
+  /** --csv-raw: CSV cells written as stored, without the formula guard (writers' WriteOptions). */
+  get csvRaw(): boolean {
+    return this.globals.csvRaw === true;
+  }
+
   /** True when a spinner or progress line may be drawn on stderr. */
   get animated(): boolean {
     const e = this.deps.io.stderr;

@@ -45,6 +45,7 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
     .option('--base-url <url>', 'API base ending in /api/v1 (env CALLCTL_BASE_URL)')
     .option('--json', 'machine output: JSON on stdout (same as --format json)')
     .addOption(new Option('--format <format>', 'output format for data commands').choices(['table', 'json', 'ndjson', 'csv']))
+    .option('--csv-raw', "CSV cells exactly as stored: no ' before a cell starting with = + - @ (the spreadsheet formula guard)")
     .option('--rate <n>', 'ceiling in requests per second (env CALLCTL_RATE; default adaptive)', decimal(0, Number.POSITIVE_INFINITY, true))
     .option('--concurrency <n>', 'most requests in flight (default 4)', integer(1, 64))
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', integer(1))

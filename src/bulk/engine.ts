@@ -61,7 +61,8 @@ export interface BulkPlan<T> {
 }
 
 export interface BulkIO {
-  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown }>;
+  /** `refused`: the source's own reason to reject the row before the plan sees it (a row over 1 MB). */
+  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown; refused?: string }>;
   log: Logger;
   onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
   rejects: RejectsFile;
@@ -198,7 +199,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
         if (key !== undefined) seen.add(key);
         continue;
       }
-      const verdict = plan.check(row);
+      const verdict = raw.refused !== undefined ? { reject: raw.refused } : plan.check(row);
       if ('reject' in verdict) {
         c.rejected += 1;
         io.rejects.add(row.cells, verdict.reject, row.line);

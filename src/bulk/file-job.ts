@@ -58,6 +58,7 @@ export async function openFileJob(
     rejectsPath: o.rejects,
     header: source.header,
     shape: { delimiter: source.delimiter, encoding: source.encoding },
+    csvRaw: ctx.csvRaw,
     log: ctx.log,
     now: ctx.deps.now,
   });

@@ -3,7 +3,7 @@
  * per row, so a kill -9 loses nothing the OS has; fsync'd in batches against power loss). It is
  * keyed by the file's content hash and every option that changes what is sent, so `--resume`
  * only ever continues the same import. Rejected rows and duplicates are finished; failed ones are
- * not, and are sent again. The key is never written here.
+ * not, and are sent again. The key is never written here: every line passes the logger's masking.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
@@ -58,6 +58,7 @@ export class Journal {
   private constructor(
     readonly path: string,
     private readonly now: () => number = Date.now,
+    private readonly redact: (text: string) => string = (t) => t,
   ) {}
 
   /** Reads an unfinished journal, if there is one (a finished one is not an earlier run to resume). */
@@ -93,11 +94,11 @@ export class Journal {
   }
 
   /** Opens the journal: appended to when resuming, started afresh otherwise. */
-  static open(dir: string, id: string, resume: boolean, header: Record<string, unknown>, now: () => number): Journal {
+  static open(dir: string, id: string, resume: boolean, header: Record<string, unknown>, now: () => number, redact?: (text: string) => string): Journal {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       pruneFinished(dir, now());
-      const j = new Journal(join(dir, `${id}.jsonl`), now);
+      const j = new Journal(join(dir, `${id}.jsonl`), now, redact);
       if (!resume) rmSync(j.path, { force: true });
       j.fd = openSync(j.path, 'a', 0o600);
       j.append({ ...header, startedAt: new Date(now()).toISOString(), resume });
@@ -113,7 +114,7 @@ export class Journal {
 
   private append(entry: object): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    writeSync(this.fd, `${this.redact(JSON.stringify(entry))}\n`);
     this.dirty = true;
     const now = performance.now();
     if (now - this.lastSync >= FSYNC_EVERY_MS) this.sync(now);

@@ -24,7 +24,7 @@ export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Pro
   const filter = spec.filter;
   const every = o.all || max !== undefined || filter !== undefined;
   const client = await ctx.api();
-  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? spec.csv : spec.table);
+  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? spec.csv : spec.table, ctx);
   // `--max 5` alone needs one small page, not the default 50.
   const limit = o.limit ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
   const q: Omit<PageQuery, 'path'> = {

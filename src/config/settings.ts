@@ -14,6 +14,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   json?: boolean;
   format?: string;
+  /** --csv-raw: no formula guard in CSV output (src/output/csv-guard.ts). */
+  csvRaw?: boolean;
   rate?: number;
   concurrency?: number;
   timeout?: number;

@@ -70,5 +70,6 @@ export function filesJobsWrote(journalsDir: string): string[] {
       }
     }
   }
-  return [...found].filter(isFile).sort();
+  // A run that crashed leaves its file under `.partial` (output/files.ts) until it is resumed.
+  return [...found].flatMap((p) => [p, `${p}.partial`]).filter(isFile).sort();
 }

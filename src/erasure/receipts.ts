@@ -12,16 +12,20 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import type { Redact } from '../output/files.js';
 
 export type Receipt =
   | { request: number; id: string; erased: true; at: string }
   | { request: number; found: 0 }
   | { cleaned: string; rows: number; at: string };
 
-/** Where the receipts go: `--receipts`, else beside the request file, else the config folder's `erasures/`. */
-export function receiptsPathOf(o: { receipts: string | undefined; from: string | undefined; cwd: string; configPath: string; now: number }): string {
+/**
+ * Where the receipts go: `--receipts`, else beside the request file, else (a typed request, stdin,
+ * or a pipe, whose folder is rarely writable) the config folder's `erasures/`.
+ */
+export function receiptsPathOf(o: { receipts: string | undefined; from: string | undefined; stream: boolean; cwd: string; configPath: string; now: number }): string {
   if (o.receipts !== undefined) return resolve(o.cwd, o.receipts);
-  if (o.from !== undefined && o.from !== '-') return resolve(o.cwd, `${o.from}.erasures.jsonl`);
+  if (o.from !== undefined && !o.stream) return resolve(o.cwd, `${o.from}.erasures.jsonl`);
   return join(dirname(o.configPath), 'erasures', `${new Date(o.now).toISOString().slice(0, 10)}.jsonl`);
 }
 
@@ -29,10 +33,14 @@ export class ReceiptsFile {
   private fd: number | undefined;
   written = 0;
 
-  /** `makeFolder`: for the config folder's `erasures/`, created on the first receipt. */
+  /**
+   * `makeFolder`: for the config folder's `erasures/`, created on the first receipt. `redact`: the
+   * logger's masking, which every file callctl writes passes (output/files.ts).
+   */
   constructor(
     readonly path: string,
     private readonly makeFolder = false,
+    private readonly redact: Redact = (t) => t,
   ) {}
 
   /** Opens the file for appending: called before the first DELETE, so an unwritable place stops the erasure before it starts. */
@@ -48,7 +56,7 @@ export class ReceiptsFile {
 
   add(receipt: Receipt): void {
     this.open();
-    writeSync(this.fd as number, `${JSON.stringify(receipt)}\n`);
+    writeSync(this.fd as number, `${this.redact(JSON.stringify(receipt))}\n`);
     fsyncSync(this.fd as number);
     this.written += 1;
   }

@@ -57,12 +57,14 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
       for await (const row of source.rows) {
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();
         if (text !== '') requests.push(requestOf(text, row.line, o.region));
       }
     } else {
       const cell = (cells: string[], at: number) => (at >= 0 ? (cells[at] ?? '').trim() : '');
       for await (const row of source.rows) {
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const [id, phone] = [cell(row.cells, idCol), cell(row.cells, phoneCol)];
         if (id === '' && phone === '') throw new UsageError(`line ${row.line}: neither an id nor a phone`, 'fill it in or remove the line; nothing was sent');
         const given = [id !== '' ? requestOf(id, row.line, o.region, 'id') : undefined, phone !== '' ? requestOf(phone, row.line, o.region, 'phone') : undefined].filter((p) => p !== undefined);

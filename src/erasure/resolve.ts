@@ -83,7 +83,7 @@ export async function printPreview(ctx: Context, rows: PreviewRow[], format: 'ta
     { key: 'id', header: 'Would erase' },
     { key: 'name', header: 'Name' },
     { key: 'phone', header: 'Phone' },
-  ]);
+  ], ctx);
   await writer.write(rows.map((r) => ({ request: r.request.line, asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
   await writer.end();
 }

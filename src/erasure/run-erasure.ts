@@ -17,6 +17,7 @@ import { startProgress } from '../bulk/progress.js';
 import type { Context } from '../context.js';
 import { ApiError, CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { EncodingName } from '../import/source.js';
+import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { regionOf } from '../phone/e164.js';
 import { type LocalCopy, type LocalSearch, ownCopyFiles, reportLocalCopies, searchLocalCopies } from './local-copies.js';
 import { ReceiptsFile, receiptsPathOf } from './receipts.js';
@@ -71,13 +72,29 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const started = ctx.deps.now();
   const settings = await ctx.settings();
   const region = regionOf(o.country, settings.country);
-  if (o.from !== undefined) checkResumable(o.from, o.resume);
+  if (o.from !== undefined) checkResumable(o.from, o.resume, o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from));
   const stdin = o.from === '-';
+  const configPath = (await ctx.config()).path;
+
+  // The receipts and rejects are never the request file (output/files.ts): checked before anything is read or sent.
+  const fromPath = o.from === undefined || stdin ? undefined : resolve(ctx.deps.cwd, o.from);
+  const stream = o.from !== undefined && isStreamInput(fromPath ?? '-');
+  const receiptsPath = receiptsPathOf({ receipts: o.receipts, from: o.from, stream, cwd: ctx.deps.cwd, configPath, now: ctx.deps.now() });
+  const rejectsPath = o.from === undefined ? undefined : besideInput(ctx.deps.cwd, o.from, '.rejects.csv', stream);
+  if (o.from !== undefined) {
+    refuseOutputsOverInputs(
+      [stdin ? { what: 'stdin, the request file', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the request file', path: fromPath }],
+      [
+        { what: o.receipts !== undefined ? '--receipts' : 'the receipts file', path: receiptsPath, shown: o.receipts },
+        { what: 'the rejects file', path: rejectsPath },
+        { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) },
+      ],
+    );
+  }
   const requests = await requestsOf(ctx, o, region);
   for (const note of phoneNotes(requests, region, o.from === undefined)) ctx.log.warn(note);
   const shownName = o.from === undefined ? null : stdin ? 'stdin' : o.from;
   const client = await ctx.api();
-  const configPath = (await ctx.config()).path;
   const files = ownCopyFiles(configPath);
 
   // One listing of all contacts for every phone and e-mail of the file (and for the people's own
@@ -115,9 +132,8 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     return 0;
   }
 
-  const receiptsPath = receiptsPathOf({ receipts: o.receipts, from: o.from, cwd: ctx.deps.cwd, configPath, now: ctx.deps.now() });
-  const receipts = new ReceiptsFile(receiptsPath, o.receipts === undefined && (o.from === undefined || stdin));
-  const { journal, earlier, rejects, rejectsPath } = await openJob({
+  const receipts = new ReceiptsFile(receiptsPath, o.receipts === undefined && (o.from === undefined || stdin || stream), (t) => ctx.log.redact(t));
+  const { journal, earlier, rejects, rejectsPath: refusalsPath } = await openJob({
     kind: 'erasure',
     file: o.from ?? '-',
     shownName: shownName ?? 'the request',
@@ -128,8 +144,9 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     restart: o.restart,
     identity: { baseUrl: settings.baseUrl, region },
     configPath: async () => configPath,
-    rejectsPath: undefined,
+    rejectsPath,
     header: ['request'],
+    csvRaw: ctx.csvRaw,
     log: ctx.log,
     now: ctx.deps.now,
   });
@@ -197,7 +214,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:
     // --resume comes back here). This erasure's own refusals file is not one of them.
     if (result.fatal === undefined && !result.interrupted) {
-      search = searchLocalCopies(files.filter((f) => f !== rejectsPath), peopleOf(resolutions), o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() }));
+      search = searchLocalCopies(files.filter((f) => f !== refusalsPath), peopleOf(resolutions), o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() }));
     }
   } finally {
     receipts.close();
@@ -227,7 +244,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   if (c.skipped > 0) lines.push(`  skipped     ${c.skipped}  (done in an earlier run)`);
   if (c.unfinished > 0) lines.push(`  unfinished  ${c.unfinished}  (--resume erases them)`);
   if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}`);
-  if (c.rejected > 0) lines.push(`  refusals →  ${rejectsPath}`);
+  if (c.rejected > 0) lines.push(`  refusals →  ${refusalsPath}`);
   for (const line of lines) ctx.log.info(line);
   if (search) reportLocalCopies(ctx.log, search, { purge: o.purgeLocal, dryRun: false });
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);

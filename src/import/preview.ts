@@ -5,9 +5,10 @@
  * row as new or matching — and for a match, the fields that would change, old → new, into
  * `<file>.changes.csv` (line, id, field, old, new). `--existing skip` sends only the new ones.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { RuntimeError } from '../errors.js';
+import { guardCell } from '../output/csv-guard.js';
+import { JobFile, type Redact } from '../output/files.js';
 import type { ApiClient } from '../http/client.js';
 import { everyContact } from '../erasure/people.js';
 import type { ContactBody } from './validate.js';
@@ -63,29 +64,40 @@ export function changesOf(existing: Existing, body: ContactBody): FieldChange[] 
   return out;
 }
 
-/** `<file>.changes.csv`: created on the first change, like the rejects file. */
+/**
+ * `<file>.changes.csv`: created on the first change, like the rejects file — written whole under
+ * a temporary name, masked, its cells guarded against formulas unless --csv-raw (output/).
+ */
 export class ChangesFile {
-  private fd: number | undefined;
+  private file: JobFile | undefined;
   count = 0;
+  private readonly cell: (text: string) => string;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly writing: { redact: Redact; csvRaw?: boolean } = { redact: (t) => t },
+  ) {
+    this.cell = writing.csvRaw ? (t) => t : guardCell;
+  }
 
   add(line: number, id: string, changes: FieldChange[]): void {
     if (changes.length === 0) return;
-    if (this.fd === undefined) {
+    if (this.file === undefined) {
       try {
-        this.fd = openSync(this.path, 'w', 0o600);
+        this.file = JobFile.open(this.path, { append: false, redact: this.writing.redact }).file;
       } catch (err) {
         throw new RuntimeError('changes_unwritable', `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-      writeSync(this.fd, `\ufeff${stringify([['line', 'id', 'field', 'old', 'new']])}`);
+      this.file.write(`\ufeff${stringify([['line', 'id', 'field', 'old', 'new']])}`);
     }
-    writeSync(this.fd, stringify(changes.map((c) => [line, id, c.field, c.old, c.new])));
+    this.file.write(stringify(changes.map((c) => [String(line), id, c.field, c.old, c.new].map(this.cell))));
     this.count += changes.length;
   }
 
+  /** Flushes the file and gives it its name. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    const file = this.file;
+    this.file = undefined;
+    file?.close();
   }
 }

@@ -16,6 +16,7 @@ import type { ApiClient } from '../http/client.js';
 import { decodePhoneResult, regionOf } from '../phone/e164.js';
 import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
+import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, parseMaps } from './mapping.js';
 import { PhoneSet } from './phone-set.js';
@@ -60,9 +61,21 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const maps = parseMaps(o.map);
   const delimiter = delimiterOf(o.delimiter);
   const stdin = o.file === '-';
-  checkResumable(o.file, o.resume);
   const path = stdin ? '-' : resolve(ctx.deps.cwd, o.file);
+  checkResumable(o.file, o.resume, path);
   const shownName = stdin ? 'stdin' : o.file;
+  // The files this import writes are never the one it reads (output/files.ts).
+  const stream = isStreamInput(path);
+  const rejectsPath = o.rejects !== undefined ? resolve(ctx.deps.cwd, o.rejects) : besideInput(ctx.deps.cwd, o.file, '.rejects.csv', stream);
+  const changesPath = besideInput(ctx.deps.cwd, o.file, '.changes.csv', stream);
+  refuseOutputsOverInputs(
+    [stdin ? { what: 'stdin, the file being imported', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the file being imported', path }],
+    [
+      { what: o.rejects !== undefined ? '--rejects' : 'the rejects file', path: rejectsPath, shown: o.rejects },
+      { what: 'the changes file', path: changesPath },
+      { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) },
+    ],
+  );
 
   // Check the key and base URL before reading anything, so a wrong setting costs nothing. A dry
   // run needs no key; with one, it previews what the import would change.
@@ -83,12 +96,12 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, 'import', o, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) });
+  const { journal, earlier, rejects } = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) });
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
-  const changes = new ChangesFile(resolve(ctx.deps.cwd, stdin ? 'stdin.changes.csv' : `${o.file}.changes.csv`));
-  const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id')) : undefined;
+  const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
+  const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
   const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length }, {
     existing,

@@ -1,26 +1,36 @@
 /**
- * The rows of a CSV file (or stdin), streamed: bytes are decoded (the --encoding given, else a
- * UTF-16/UTF-8 BOM, else UTF-8 when the whole file is valid UTF-8, else Windows-1252 — see
- * encoding.ts; Windows-1252 and UTF-16BE through TextDecoder, which csv-parse cannot do),
- * the delimiter is sniffed on the header line (csv-parse's own detection breaks on non-ASCII),
- * and csv-parse yields arrays of cells with their line numbers. A malformed file stops with the
- * line it broke on.
+ * The rows of a CSV file, stdin or a pipe, streamed: bytes are decoded (the --encoding given, else
+ * a UTF-16/UTF-8 BOM, else UTF-8 when the whole file is valid UTF-8, else Windows-1252 — see
+ * encoding.ts; Windows-1252 and UTF-16BE through TextDecoder, which csv-parse cannot do), the
+ * delimiter is sniffed on the header line (csv-parse's own detection breaks on non-ASCII), and
+ * csv-parse yields arrays of cells with their line numbers. A CRLF, an LF and a bare CR each end a
+ * line, mixed in one file as a spreadsheet reads them. A row longer than 1 MB is refused without
+ * being held (long-records.ts). A malformed file stops with the line it broke on.
+ *
+ * Stdin, a FIFO and process substitution (`<(…)`) are streams: read once, front to back, never
+ * seeked — the encoding is decided on the first chunk, a workbook is told by its first bytes and
+ * refused (a workbook needs a file), and no journal is kept (bulk/job.ts).
  */
 import { createReadStream, statSync } from 'node:fs';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { TextDecoder } from 'node:util';
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { RuntimeError, UsageError } from '../errors.js';
-import { detectFileEncoding, guessedNote, Utf8Check } from './encoding.js';
+import { unguardCell } from '../output/csv-guard.js';
+import { cheaperRecordInfo, lineEnds, openedOn, recordsOf } from './csv-records.js';
+import { Decode, detectFileEncoding, type EncodingName, guessedNote } from './encoding.js';
+import { CUT_MARK, MAX_RECORD, RecordWatch } from './long-records.js';
 import { headOf, isZip, openWorkbook } from './xlsx.js';
 import type { InStream } from '../deps.js';
 
-export type EncodingName = 'utf8' | 'utf16le' | 'utf16be' | 'latin1' | 'windows-1252';
+export { recordsOf } from './csv-records.js';
+export type { EncodingName } from './encoding.js';
 
 export interface Row {
   cells: string[];
   /** Line of the file where the row starts (1-based). */
   line: number;
+  /** Why the row was refused before any check (longer than 1 MB: its cells were not kept). */
+  refused?: string;
 }
 
 export interface Source {
@@ -28,140 +38,13 @@ export interface Source {
   delimiter: string;
   encoding: EncodingName;
   rows: AsyncGenerator<Row>;
-  /** Bytes read so far and the file's size (undefined for stdin): for the ETA. */
+  /** Bytes read so far and the file's size (undefined for a stream): for the ETA. */
   bytesRead(): number;
   size: number | undefined;
   /** Stops reading (an import that stops early must not keep the file open). */
   close(): void;
   /** Lines for the operator about how the file was read (an encoding that was guessed). */
   notes: string[];
-}
-
-const DECODER_LABEL: Record<EncodingName, string> = { utf8: 'utf-8', utf16le: 'utf-16le', utf16be: 'utf-16be', latin1: 'windows-1252', 'windows-1252': 'windows-1252' };
-
-/** Bytes → text, the BOM detected and dropped; undecodable bytes stop the stream with the line. */
-class Decode extends Transform {
-  private decoder: TextDecoder | undefined;
-  private head: Buffer | undefined = Buffer.alloc(0);
-  private lines = 1;
-  encoding: EncodingName;
-  /** Newlines decoded so far, plus one: the line the next text starts on. */
-  get lineCount(): number {
-    return this.lines;
-  }
-
-  /**
-   * `guessFromHead`: with no encoding given and no way to read the input twice (stdin), the first
-   * chunk decides between UTF-8 and Windows-1252; a file is checked whole before (encoding.ts).
-   */
-  constructor(
-    private readonly given: EncodingName | undefined,
-    private readonly guessFromHead = false,
-    private readonly onGuess: (encoding: EncodingName) => void = () => undefined,
-  ) {
-    super({ readableObjectMode: false, decodeStrings: true });
-    this.encoding = given ?? 'utf8';
-  }
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    let data = chunk;
-    if (this.head !== undefined) {
-      // Wait for three bytes to tell a BOM.
-      this.head = Buffer.concat([this.head, chunk]);
-      if (this.head.length < 3) return done();
-      data = this.head;
-      this.head = undefined;
-      let skip = 0;
-      if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf && (this.given === undefined || this.given === 'utf8')) (this.encoding = 'utf8'), (skip = 3);
-      else if (data[0] === 0xff && data[1] === 0xfe && (this.given === undefined || this.given === 'utf16le')) (this.encoding = 'utf16le'), (skip = 2);
-      else if (data[0] === 0xfe && data[1] === 0xff && this.given === undefined) (this.encoding = 'utf16be'), (skip = 2);
-      else if (this.given === undefined && this.guessFromHead && !new Utf8Check().push(data)) {
-        this.encoding = 'windows-1252';
-        this.onGuess(this.encoding);
-      }
-      this.decoder = new TextDecoder(DECODER_LABEL[this.encoding], { fatal: true });
-      data = data.subarray(skip);
-    }
-    this.decode(data, true, done);
-  }
-
-  override _flush(done: TransformCallback): void {
-    if (this.head !== undefined) {
-      const rest = this.head;
-      this.head = undefined;
-      this.decoder = new TextDecoder(DECODER_LABEL[this.encoding], { fatal: true });
-      if (rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) return this.decode(rest.subarray(3), false, done);
-      return this.decode(rest, false, done);
-    }
-    this.decode(Buffer.alloc(0), false, done);
-  }
-
-  private decode(data: Buffer, stream: boolean, done: TransformCallback): void {
-    let text: string;
-    try {
-      text = (this.decoder as TextDecoder).decode(data, { stream });
-    } catch {
-      return done(new RuntimeError('bad_encoding', `line ${this.lines}: bytes that are not valid ${this.encoding}`, 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel on Windows)'));
-    }
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lines += 1;
-    done(null, text);
-  }
-}
-
-/**
- * The parser's records in order, and its error only after every record before it: a stream's own
- * async iterator drops buffered records when the stream errors, which would lose the good rows
- * above a broken quote. A bounded queue keeps backpressure.
- */
-export function recordsOf<T>(parser: Readable): AsyncIterator<T> {
-  const queue: T[] = [];
-  let head = 0;
-  let error: unknown;
-  let ended = false;
-  let wake: (() => void) | undefined;
-  const poke = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  let salvaging = false;
-  parser.on('data', (r: T) => {
-    if (salvaging) return;
-    queue.push(r);
-    if (queue.length - head > 512) parser.pause();
-    poke();
-  });
-  parser.on('error', (e) => {
-    // A file that breaks at its end (a quote never closed) fails in the parser's flush, which runs
-    // once the input has ended even while parsed records still wait in its buffer (paused, here):
-    // the error destroys the stream and no 'data' comes for them. read() still hands them over.
-    // (Under load, a dry run with phone workers lost 182 rows above the break this way.)
-    salvaging = true;
-    for (let r = parser.read() as T | null; r !== null; r = parser.read() as T | null) queue.push(r);
-    salvaging = false;
-    error = e;
-    poke();
-  });
-  parser.on('end', () => {
-    ended = true;
-    poke();
-  });
-  return {
-    async next(): Promise<IteratorResult<T>> {
-      for (;;) {
-        if (head < queue.length) {
-          const value = queue[head++] as T;
-          if (head > 1024) queue.splice(0, head), (head = 0);
-          if (queue.length - head < 64 && parser.isPaused()) parser.resume();
-          return { value, done: false };
-        }
-        if (error !== undefined) throw error;
-        if (ended) return { value: undefined, done: true };
-        if (parser.isPaused()) parser.resume();
-        await new Promise<void>((r) => (wake = r));
-      }
-    },
-  };
 }
 
 /** The delimiter that splits the header line into the most fields, outside quotes. */
@@ -190,19 +73,19 @@ export interface SourceOptions {
   sheet?: string;
 }
 
-function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number } } {
+function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number }; streamed: boolean } {
   const counter = { n: 0 };
   if (o.path === '-') {
     const stream = o.stdin as unknown as Readable;
     stream.on('data', (c: Buffer) => (counter.n += c.length));
-    return { stream, size: undefined, counter };
+    return { stream, size: undefined, counter, streamed: true };
   }
   const file = o.cwdResolve(o.path);
-  let size: number;
+  let size: number | undefined;
   try {
     const st = statSync(file);
     if (st.isDirectory()) throw new UsageError(`${o.path} is a folder, not a CSV file`);
-    size = st.size;
+    size = st.isFile() ? st.size : undefined;
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -210,23 +93,34 @@ function openBytes(o: SourceOptions): { stream: Readable; size: number | undefin
   }
   // csv-parse turns each chunk into its records at once (~500 rows for 32 KiB): smaller chunks
   // keep fewer rows alive at a time, so fewer outlive V8's young generation (BENCHMARKS.md §3).
+  // A FIFO or a pipe is read as it comes, never seeked (a position-less read).
   const stream = createReadStream(file, { highWaterMark: 32 * 1024 });
   stream.on('data', (c) => (counter.n += (c as Buffer).length));
-  return { stream, size, counter };
+  return { stream, size, counter, streamed: size === undefined };
+}
+
+/** Where the first line break (CR or LF) of `text` at or after `from` is, or -1. */
+function lineBreakAt(text: string, from: number): number {
+  const re = /[\r\n]/g;
+  re.lastIndex = from;
+  return re.exec(text)?.index ?? -1;
 }
 
 /** Opens the source (a CSV, or an `.xlsx` workbook told by its content) and reads its header row. */
 export async function openSource(o: SourceOptions): Promise<Source> {
-  const { stream, size, counter } = openBytes(o);
-  if (o.path !== '-' && isZip(headOf(o.cwdResolve(o.path)))) {
+  const { stream, size, counter, streamed } = openBytes(o);
+  const shown = o.path === '-' ? 'stdin' : o.path;
+  if (!streamed && isZip(headOf(o.cwdResolve(o.path)))) {
     stream.destroy();
     return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
   }
-  if (o.sheet !== undefined) throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${o.path === '-' ? 'stdin' : o.path} is not one`);
+  if (o.sheet !== undefined) {
+    stream.destroy();
+    throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${shown} is not one`);
+  }
   const notes: string[] = [];
-  const shown = o.path === '-' ? 'stdin' : o.path;
   let encoding = o.encoding;
-  if (encoding === undefined && o.path !== '-') {
+  if (encoding === undefined && !streamed) {
     let detected: ReturnType<typeof detectFileEncoding>;
     try {
       detected = detectFileEncoding(o.cwdResolve(o.path));
@@ -239,42 +133,63 @@ export async function openSource(o: SourceOptions): Promise<Source> {
       notes.push(guessedNote(shown));
     }
   }
-  const decode = new Decode(encoding, o.path === '-', () => notes.push(guessedNote(shown)));
+  const decode = new Decode(encoding, streamed, () => notes.push(guessedNote(shown)));
   stream.on('error', (err: NodeJS.ErrnoException) => decode.destroy(new UsageError(`cannot read ${o.path}: ${err.code ?? err.message}`)));
   stream.pipe(decode);
+  const close = () => {
+    decode.destroy();
+    if (o.path !== '-') stream.destroy();
+    else stream.pause();
+  };
 
-  // Read text up to the end of the header line to sniff the delimiter, then hand all of it to csv-parse.
+  // Text up to the end of the header line, to sniff the delimiter; then all of it goes to
+  // csv-parse. Blank lines before the header are skipped; a first line past 1 MB is no header.
   const iterator = decode[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let prefix = '';
-  for (;;) {
-    if (prefix.replace(/^[\r\n]+/, '').includes('\n')) break;
-    const next = await iterator.next().catch((err: unknown) => {
-      throw err instanceof RuntimeError ? err : new RuntimeError('read_failed', (err as Error).message);
-    });
-    if (next.done) break;
-    prefix += String(next.value);
+  let searched = 0;
+  let firstLine: string | undefined;
+  const binary = () => {
+    close();
+    const hint = `${streamed ? `an .xlsx workbook is read from a file, not ${o.path === '-' ? 'stdin' : 'a pipe'}; otherwise ` : ''}export the sheet as CSV, or give --encoding for UTF-16 text`;
+    return new RuntimeError('binary_file', `${shown} looks binary, not a CSV file`, hint);
+  };
+  while (firstLine === undefined) {
+    const lead = (/^[\r\n]*/.exec(prefix) as RegExpExecArray)[0].length;
+    const end = lineBreakAt(prefix, Math.max(lead, searched));
+    if (end !== -1) firstLine = prefix.slice(lead, end);
+    else if (prefix.length - lead > MAX_RECORD) {
+      if (prefix.includes('\u0000') || looksBinary(prefix, streamed)) throw binary();
+      close();
+      throw new RuntimeError('line_too_long', `${shown}: line ${lineEnds(prefix.slice(0, lead)) + 1} is longer than 1 MB: no header is that long`, 'a CSV file has a row a line: is this the file meant, and are its line ends there?');
+    } else {
+      searched = prefix.length;
+      const next = await iterator.next().catch((err: unknown) => {
+        throw err instanceof RuntimeError ? err : new RuntimeError('read_failed', (err as Error).message);
+      });
+      if (next.done) firstLine = prefix.slice(lead);
+      else prefix += String(next.value);
+    }
   }
-  const firstLine = prefix.replace(/^[\r\n]+/, '').split(/\r?\n/, 1)[0] ?? '';
-  // No text file holds a NUL byte; a binary one (an image, an archive) has one in its first bytes,
-  // though not always before its first newline byte (a PNG's signature has one at byte 6).
-  if (firstLine.includes('\u0000') || prefix.slice(0, 1024).includes('\u0000') || (o.path === '-' && prefix.startsWith('PK\u0003\u0004'))) {
-    const stdin = o.path === '-';
-    const hint = `${stdin ? 'an .xlsx workbook is read from a file, not stdin; otherwise ' : ''}export the sheet as CSV, or give --encoding for UTF-16 text`;
-    throw new RuntimeError('binary_file', `${stdin ? 'stdin' : o.path} looks binary, not a CSV file`, hint);
-  }
+  if (firstLine.includes('\u0000') || looksBinary(prefix, streamed)) throw binary();
   const delimiter = o.delimiter ?? sniffDelimiter(firstLine);
+  const watch = new RecordWatch(delimiter);
   const text = Readable.from(
     (async function* () {
-      yield prefix;
+      const head = watch.push(prefix);
+      if (head !== '') yield head;
       for (;;) {
         const next = await iterator.next();
-        if (next.done) return;
-        yield String(next.value);
+        if (next.done) break;
+        const chunk = watch.push(String(next.value));
+        if (chunk !== '') yield chunk;
       }
+      const tail = watch.end();
+      if (tail !== '') yield tail;
     })(),
     { objectMode: false },
   );
-  const parser = text.pipe(parse({ delimiter, relax_column_count: true, skip_empty_lines: true, info: true, columns: false, trim: false, bom: true }));
+  // csv-parse's own limit (in bytes) only backs up the watch, which cuts at 1 MB of characters.
+  const parser = text.pipe(parse({ delimiter, record_delimiter: ['\r\n', '\n', '\r'], max_record_size: 4 * MAX_RECORD + 64, relax_column_count: true, skip_empty_lines: true, info: true, columns: false, trim: false, bom: true }));
   text.on('error', (err) => parser.destroy(err));
   cheaperRecordInfo(parser);
   const records = recordsOf<{ record: string[]; info: { lines: number; bytes: number; empty_lines: number } }>(parser);
@@ -284,16 +199,21 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     const e = err as { message?: string; lines?: number; code?: string };
     let at = e.lines;
     // csv-parse names the line where the file ended; the quote was opened as many lines earlier
-    // as the unfinished cell holds newlines.
+    // as the unfinished cell holds line ends.
     if (e.code === 'CSV_QUOTE_NOT_CLOSED') at = openedOn(parser, decode.lineCount) ?? at;
     const line = at !== undefined ? `line ${at}: ` : '';
-    const what = e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quote is never closed' : e.code === 'CSV_INVALID_CLOSING_QUOTE' ? 'a quote closes in the middle of a cell' : (e.message ?? String(err));
-    throw new RuntimeError('malformed_csv', `${o.path === '-' ? 'stdin' : o.path}: ${line}${what}`, 'fix the file there, then run again with --resume');
+    // csv-parse's own messages may quote a whole cell: never more than a line of it is shown.
+    const what = PARSE_ERRORS[e.code ?? ''] ?? cut(e.message ?? String(err));
+    throw new RuntimeError('malformed_csv', `${shown}: ${line}${what}`, 'fix the file there, then run again with --resume');
   };
 
   const first = await records.next().catch(parseError);
-  if (first.done) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} is empty: no header row`, 'the first row must name the columns');
-  const header = first.value.record.map((h) => h.trim());
+  if (first.done) throw new UsageError(`${shown} is empty: no header row`, 'the first row must name the columns');
+  if (first.value.record.some((h) => h.includes(CUT_MARK))) {
+    close();
+    throw new RuntimeError('line_too_long', `${shown}: the header row is longer than 1 MB`, 'a CSV file has a row a line: is this the file meant, and are its quotes closed?');
+  }
+  const header = first.value.record.map((h) => unguardCell(h.trim()));
   // How far the rows handed out reach into the file, in the file's bytes (near enough: csv-parse
   // counts the UTF-8 bytes of the decoded text, doubled for UTF-16): the bytes read from disk run
   // ahead — the encoding check reads a whole file first — and would make the progress's estimate
@@ -301,8 +221,10 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const bytesOf = (utf8Bytes: number) => (decode.encoding === 'utf16le' || decode.encoding === 'utf16be' ? utf8Bytes * 2 : utf8Bytes);
   let consumed = bytesOf(first.value.info.bytes);
 
-  /** \r\n inside quoted cells so far, each of which csv-parse counted as two lines. */
+  /** CRLFs inside quoted cells so far, each of which csv-parse counted as two lines. */
   let crlfCounted = 0;
+  /** Cut records met so far (the watch runs ahead of the parser). */
+  let cutsMet = 0;
   async function* rows(): AsyncGenerator<Row> {
     for (;;) {
       const next = await records.next().catch(parseError);
@@ -312,82 +234,63 @@ export async function openSource(o: SourceOptions): Promise<Source> {
       }
       const { record: cells, info } = next.value;
       consumed = bytesOf(info.bytes);
-      // The line a row starts on: info.lines is where the record ends, less the newlines inside its
-      // quoted cells. csv-parse counts a \r\n inside quotes as two lines, in this record and every
-      // one after it: those are taken off too. (Blank lines before a row are not in it: with \n
-      // line ends they used to be subtracted, and a row after blank lines was reported too early.)
+      // The line a row starts on: info.lines is where the record ends, less the line ends inside
+      // its quoted cells — csv-parse counts each CR and each LF there, so a CRLF twice, in this
+      // record and every one after it: those are taken off too. (Blank lines before a row are not
+      // in it.)
       let inner = 0;
       let crlf = 0;
       for (const c of cells) {
-        for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) {
-          inner += 1;
-          if (i > 0 && c.charCodeAt(i - 1) === 13) crlf += 1;
+        if (c.indexOf('\n') === -1 && c.indexOf('\r') === -1) continue;
+        for (let i = 0; i < c.length; i++) {
+          const ch = c.charCodeAt(i);
+          if (ch === 10) inner += 1;
+          else if (ch === 13) {
+            inner += 1;
+            if (c.charCodeAt(i + 1) === 10) crlf += 1;
+          }
         }
       }
-      const line = info.lines - inner - crlf - crlfCounted;
+      const line = info.lines - inner - crlfCounted;
       crlfCounted += crlf;
+      if (watch.cuts > cutsMet && cells.some((c) => c.includes(CUT_MARK))) {
+        cutsMet += 1;
+        yield { cells: [], line, refused: 'the row is longer than 1 MB: not read (a broken export, or a quote never closed?)' };
+        continue;
+      }
       // Blank lines, and lines of only spaces or only delimiters (Excel leaves those), are no rows.
       if (cells.every((c) => c.trim() === '')) continue;
+      // The formula guard of a CSV callctl wrote (output/csv-guard.ts) comes off: the value itself.
+      for (let i = 0; i < cells.length; i++) if ((cells[i] as string).charCodeAt(0) === 39) cells[i] = unguardCell(cells[i] as string);
       yield { cells, line };
     }
   }
 
-  const close = () => {
+  const closeAll = () => {
     parser.destroy();
     text.destroy();
-    decode.destroy();
-    if (o.path !== '-') stream.destroy();
-    else stream.pause();
+    close();
   };
-  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close, notes };
+  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close: closeAll, notes };
 }
 
-type ParserApi = {
-  info?: Record<string, number>;
-  options?: { columns?: unknown; record_delimiter?: Buffer[] };
-  state?: { error?: unknown; record?: unknown[] };
-  __infoRecord?: () => unknown;
+/** What a parse error says, in the operator's words. */
+const PARSE_ERRORS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quote is never closed',
+  CSV_INVALID_CLOSING_QUOTE: 'a quote closes in the middle of a cell',
+  INVALID_OPENING_QUOTE: 'a quote opens in the middle of a cell',
+  CSV_MAX_RECORD_SIZE: 'a row longer than 1 MB',
 };
 
-/**
- * csv-parse (7.x) builds each record's `info` by spreading its counters into a new object twice:
- * a quarter of a dry run's parsing time. The same fields, written out, cost a plain object. Only
- * when its internals still have the shape this was written against; otherwise it is left alone.
- */
-function cheaperRecordInfo(parser: unknown): void {
-  const api = (parser as { api?: ParserApi }).api;
-  const info = api?.info;
-  const keys = ['bytes', 'bytes_records', 'comment_lines', 'empty_lines', 'invalid_field_length', 'lines', 'records'];
-  if (!api || !info || typeof api.__infoRecord !== 'function' || !api.state || !api.options) return;
-  if (Object.keys(info).sort().join() !== keys.join()) return;
-  api.__infoRecord = function (this: Required<ParserApi>) {
-    const i = this.info;
-    return {
-      bytes: i.bytes,
-      bytes_records: i.bytes,
-      comment_lines: i.comment_lines,
-      empty_lines: i.empty_lines,
-      invalid_field_length: i.invalid_field_length,
-      lines: i.lines,
-      records: i.records,
-      columns: this.options.columns,
-      error: this.state.error,
-      header: this.options.columns === true,
-      index: this.state.record?.length,
-      raw: undefined,
-    };
-  };
+function cut(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /**
- * The line an unclosed quote was opened on: the last line of the input less the newlines in the
- * cell csv-parse was still reading (its internal state; undefined if that ever changes shape).
+ * No text file holds a NUL byte; a binary one (an image, an archive) has one in its first bytes,
+ * though not always before its first line end (a PNG's signature has one at byte 6). A workbook
+ * on a stream is told by its ZIP signature.
  */
-function openedOn(parser: unknown, lastLine: number): number | undefined {
-  const field = (parser as { api?: { state?: { field?: { buf?: Buffer; length?: number } } } }).api?.state?.field;
-  if (!field || !Buffer.isBuffer(field.buf) || typeof field.length !== 'number') return undefined;
-  let newlines = 0;
-  const bytes = field.buf.subarray(0, field.length);
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) newlines += 1;
-  return Math.max(1, lastLine - newlines);
+function looksBinary(text: string, streamed: boolean): boolean {
+  return text.slice(0, 1024).includes('\u0000') || (streamed && text.startsWith('PK\u0003\u0004'));
 }

@@ -53,7 +53,10 @@ test('--dry-run --format csv prints the rows as they would be sent; --format csv
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines.length, 2, r.stdout);
   assert.match(lines[0] as string, /^firstName,lastName,email,phone/);
-  assert.match(lines[1] as string, /^Ada,Lovelace,,\+447400100123,.*vip;2026/);
+  // Guarded against formulas (a spreadsheet runs a cell starting with +), unless --csv-raw.
+  assert.match(lines[1] as string, /^Ada,Lovelace,,'\+447400100123,.*vip;2026/);
+  const raw = await runCli(['import', file, '--dry-run', '--country', 'GB', '--format', 'csv', '--csv-raw'], { env, cwd: dir });
+  assert.match(raw.stdout.trim().split('\n')[1] as string, /^Ada,Lovelace,,\+447400100123,.*vip;2026/);
   const nd = await runCli(['import', file, '--dry-run', '--country', 'GB', '--format', 'ndjson'], { env, cwd: dir });
   assert.deepEqual(JSON.parse(nd.stdout.trim()), { firstName: 'Ada', lastName: 'Lovelace', phone: '+447400100123', tags: ['vip', '2026'] });
   const bad = await runCli(['import', file, '--format', 'csv'], { env, cwd: dir });

@@ -7,6 +7,6 @@ import type { CallsGetOptions } from './options.js';
 export async function run(ctx: Context, o: CallsGetOptions): Promise<number> {
   const format = ctx.format;
   const call = await getCall(await ctx.api(), o.callId);
-  await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV);
+  await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV, ctx);
   return 0;
 }

@@ -24,7 +24,7 @@ export async function run(ctx: Context, { by }: CallsSummaryOptions): Promise<nu
     ctx.deps.io.stdout.write(format === 'json' ? `${JSON.stringify(out, null, 2)}\n` : out.map((o) => `${JSON.stringify(o)}\n`).join(''));
   } else {
     const columns = [{ key: 'outcome', header: 'Outcome' }, ...(by !== undefined ? [{ key: 'by', header: by }] : []), { key: 'calls', header: 'Calls' }, { key: 'totals', header: 'Value' }];
-    const writer = await createListWriter(ctx.deps.io.stdout, format, columns);
+    const writer = await createListWriter(ctx.deps.io.stdout, format, columns, ctx);
     await writer.write(rows.map((r) => ({ ...r, totals: formatTotals(r.totals) })));
     await writer.end();
   }

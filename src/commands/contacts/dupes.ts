@@ -89,7 +89,7 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
       { key: 'phone', header: 'Number (E.164)' },
       { key: 'ids', header: 'Contacts' },
       { key: 'stored', header: 'Stored as' },
-    ]);
+    ], ctx);
     await writer.write([
       ...groups.map((g) => ({ kind: 'same number', phone: g.phone, ids: g.ids.join(' '), stored: '' })),
       ...nationals.map((n) => ({ kind: 'national format', phone: n.e164 ?? '(no region)', ids: n.id, stored: n.phone })),

@@ -40,7 +40,7 @@ export async function run(ctx: Context, o: FindOptions): Promise<number> {
   const { test, what } = testOf(ctx, o, region);
   const format = ctx.format;
   const client = await ctx.api();
-  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE);
+  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE, ctx);
   let found = 0;
   let read = 0;
   for await (const { stored, raw } of everyContact(client, region)) {

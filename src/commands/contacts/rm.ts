@@ -70,7 +70,7 @@ export async function run(ctx: Context, o: RmOptions): Promise<number> {
   const format = ctx.format;
   const client = await ctx.api();
   const configPath = (await ctx.config()).path;
-  const receipts = new ReceiptsFile(receiptsPathOf({ receipts: o.receipts, from: undefined, cwd: ctx.deps.cwd, configPath, now: ctx.deps.now() }), o.receipts === undefined);
+  const receipts = new ReceiptsFile(receiptsPathOf({ receipts: o.receipts, from: undefined, stream: false, cwd: ctx.deps.cwd, configPath, now: ctx.deps.now() }), o.receipts === undefined, (t) => ctx.log.redact(t));
   const files = ownCopyFiles(configPath);
   const person = files.length > 0 ? await personOf(ctx, client, id) : undefined;
   const at = () => new Date(ctx.deps.now()).toISOString();
