@@ -3,8 +3,11 @@
  * row's line in the source) — so the operator can find each row where it came from, fix it, and
  * feed the file back. It is written as the source was: the same delimiter and encoding (a file
  * from Excel on Windows comes back as Windows-1252 with semicolons), and a UTF-8 one with a BOM so
- * that Excel reads its accents. Its cells carry the CSV formula guard (output/csv-guard.ts) unless
- * --csv-raw, which the reader takes off again when the file is fed back. It is written as every
+ * that Excel reads its accents. The original cells are written exactly as they were read: they are
+ * the operator's own data, from a file the operator already opened, and a guard would change them
+ * (a `+44…` phone, a `-` note). The `error` cell is callctl's text and may quote a server's
+ * message: it carries the CSV formula guard (output/csv-guard.ts) unless --csv-raw, which the
+ * reader takes off again when the file is fed back. It is written as every
  * job file is (output/files.ts): whole under a temporary name then renamed, appended to on
  * --resume, masked.
  */
@@ -24,7 +27,7 @@ export interface SourceShape {
 const ICONV: Record<string, string> = { utf8: 'utf8', utf16le: 'utf16le', utf16be: 'utf16be', latin1: 'win1252', 'windows-1252': 'win1252' };
 const BOM: Record<string, Buffer> = { utf8: Buffer.from([0xef, 0xbb, 0xbf]), utf16le: Buffer.from([0xff, 0xfe]), utf16be: Buffer.from([0xfe, 0xff]) };
 
-/** How the rejects file is written: masked like stderr, cells guarded unless `csvRaw`. */
+/** How the rejects file is written: masked like stderr, the `error` cell guarded unless `csvRaw`. */
 export interface RejectsWriting {
   redact: Redact;
   csvRaw?: boolean | undefined;
@@ -53,8 +56,8 @@ export class RejectsFile {
     this.redact = writing.redact;
   }
 
-  private write(rows: string[][]): void {
-    (this.file as JobFile).write(stringify(rows.map((r) => r.map(this.cell)), { delimiter: this.delimiter }), (t) => iconv.encode(t, this.encoding));
+  private write(row: string[]): void {
+    (this.file as JobFile).write(stringify([row], { delimiter: this.delimiter }), (t) => iconv.encode(t, this.encoding));
   }
 
   /** One rejected row: its cells, the reason, and its line in the source. */
@@ -69,13 +72,13 @@ export class RejectsFile {
       if (fresh) {
         const bom = BOM[this.encoding];
         if (bom) this.file.writeBytes(bom);
-        this.write([[...this.header, 'error', 'line']]);
+        this.write([...this.header, 'error', 'line']);
       }
     }
     const row = this.header.map((_, i) => cells[i] ?? '');
     // Cells beyond the header are kept too: they are what made the row too long.
     for (let i = this.header.length; i < cells.length; i++) row.push(cells[i] as string);
-    this.write([[...row.slice(0, this.header.length), reason, line === undefined ? '' : String(line), ...row.slice(this.header.length)]]);
+    this.write([...row.slice(0, this.header.length), this.cell(reason), line === undefined ? '' : String(line), ...row.slice(this.header.length)]);
     this.count += 1;
   }
 

