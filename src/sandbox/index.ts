@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { callSourceFieldError } from './call-fields.js';
 import { FaultPlan } from './faults.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from './ratelimit.js';
 import { pipeline, type Keys, type SandboxStats } from './pipeline.js';
@@ -48,7 +47,7 @@ export interface SandboxOptions {
   rateLimitHeaders?: HeaderStyle | boolean;
   random?: () => number;
   keys?: Partial<Keys>;
-  /** The name of a call's source field (default `channel`; see `callSourceFieldError`). */
+  /** The name of a call's source field (default `channel`); `callctl sandbox` checks it (commands/sandbox/call-fields.ts). */
   callSourceField?: string;
 }
 
@@ -87,10 +86,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const host = opts.host ?? '127.0.0.1';
   const rate = opts.rateLimit ?? 20;
   const keys: Keys = { secret: opts.keys?.secret ?? key('sk_live_'), readOnly: opts.keys?.readOnly ?? key('sk_live_'), widget: opts.keys?.widget ?? key('pk_live_') };
-  const sourceField = opts.callSourceField ?? SOURCE_FIELD;
-  const wrong = callSourceFieldError(sourceField);
-  if (wrong) throw new TypeError(`callSourceField: ${wrong}`);
-  const store = new Store(undefined, sourceField);
+  const store = new Store(undefined, opts.callSourceField ?? SOURCE_FIELD);
   if (opts.dataFile) {
     let text: string | undefined;
     try {

@@ -22,7 +22,7 @@ async function candidates(t: Parameters<typeof tempDir>[0], words: string[], she
 test('commands, subcommands and flags (global ones too, after the subcommand)', async (t) => {
   assert.deepEqual(await candidates(t, ['cont']), ['contacts']);
   assert.ok((await candidates(t, [''])).includes('completion'));
-  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'get', 'add', 'edit', 'rm', 'find', 'dupes', 'help']);
+  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'list', 'get', 'add', 'edit', 'rm', 'remove', 'find', 'dupes', 'help']);
   const flags = await candidates(t, ['contacts', 'ls', '--']);
   for (const f of ['--page', '--all', '--format', '--profile', '--json', '--help']) assert.ok(flags.includes(f), f);
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--al']), ['--all']);

@@ -101,7 +101,8 @@ export async function candidates(program: Command, shell: string, input: string[
   }
   if (cur.startsWith('-')) return filter(flags(cmd), cur);
 
-  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).map((c) => ({ value: c.name(), description: c.description() })) : [];
+  // A verb's aliases (`list` for `ls`, commands/aliases.ts) are offered beside its name.
+  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).flatMap((c) => [c.name(), ...c.aliases()].map((value) => ({ value, description: c.description() }))) : [];
   return filter([...subs, ...(await positionalValues(cmd, positionals, env))], cur);
 }
 

@@ -2,7 +2,7 @@
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { HeaderStyle, LimiterShape } from '../../sandbox/ratelimit.js';
 import { UsageError } from '../../errors.js';
-import { callSourceFieldError } from '../../sandbox/call-fields.js';
+import { callSourceFieldError } from './call-fields.js';
 import { choice } from '../parse.js';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The name of a call's source field (`--call-source-field`, docs/sandbox.md), checked where the
- * command line is read — so this holds no sandbox code: the command tree loads it.
+ * command line is read, before the sandbox's code loads.
  */
 
 /** The call fields a source field may not be named after. */
