@@ -23,7 +23,8 @@ import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
-import { checkRow, type ContactBody, phoneTextOf } from './validate.js';
+import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
+import { RowCountries } from './row-country.js';
 
 export interface ImportOptions {
   file: string;
@@ -90,7 +91,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const changes = new ChangesFile(resolve(ctx.deps.cwd, stdin ? 'stdin.changes.csv' : `${o.file}.changes.csv`));
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id')) : undefined;
   const preCounts = { new: 0, matches: 0 };
-  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length }, {
+  const countries = new RowCountries(mapping, region);
+  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length, countries }, {
     existing,
     skipExisting: o.existing === 'skip',
     onAccepted: async (row, item) => {
@@ -109,7 +111,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // on its phones, and keeps reading in one thread.
   const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
   if (o.dryRun) keepHeapSmall();
-  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), region, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
+  const regionOfRow = countries.any ? (cells: string[]) => countries.of(cells).region : () => region;
+  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), regionOf: regionOfRow, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
@@ -128,7 +131,12 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
+    ...(countries.any ? { countryFromFile: countries.fromFile, countryUnread: countries.unread } : {}),
   };
+  if (countries.unread > 0) {
+    const values = [...countries.unreadValues].map((v) => JSON.stringify(v)).join(', ');
+    ctx.log.warn(`${countries.unread} row${countries.unread === 1 ? ' has' : 's have'} a country callctl cannot read (${values}${countries.unread > countries.unreadValues.size ? ', …' : ''}): ${region ? `read as ${region} (--country or the profile's)` : 'their national numbers were rejected (no --country)'}`);
+  }
   return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
 }
 
@@ -150,7 +158,7 @@ type Item = { body: ContactBody; e164: string | undefined };
 function importPlan(
   client: ApiClient | undefined,
   mapping: Mapping,
-  check: { region: string | undefined; allowNoPhone: boolean; headerLength: number },
+  check: CheckOptions,
   o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void> },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
@@ -163,6 +171,7 @@ function importPlan(
     },
     check(row) {
       const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
+      if (checked.where) check.countries?.count(checked.where);
       if (!checked.ok) return { reject: checked.reason };
       const item = { body: checked.body, e164: checked.e164 };
       if (checked.e164 === undefined) return { send: item };
