@@ -17,7 +17,7 @@ import { decodePhoneResult, regionOf } from '../phone/e164.js';
 import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
 import { createListWriter } from '../output/writers.js';
-import { buildMapping, type Mapping, parseMaps } from './mapping.js';
+import { buildMapping, type Mapping, normalizeHeader, parseMaps, type Target } from './mapping.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
@@ -71,9 +71,10 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
   const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
 
-  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet, accepts: (header) => sheetMaps(header, maps, o.allowNoPhone) } : {}) });
   ctx.onClose(() => source.close());
-  const mapping = buildMapping(source.header, maps);
+  // With --sheet all the last column names each row's sheet: it is kept in the rejects, not mapped.
+  const mapping = buildMapping(source.sheetColumn === undefined ? source.header : source.header.slice(0, source.sheetColumn), maps);
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
@@ -138,6 +139,17 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ctx.log.warn(`${countries.unread} row${countries.unread === 1 ? ' has' : 's have'} a country callctl cannot read (${values}${countries.unread > countries.unreadValues.size ? ', …' : ''}): ${region ? `read as ${region} (--country or the profile's)` : 'their national numbers were rejected (no --country)'}`);
   }
   return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
+}
+
+/**
+ * `--sheet all`: whether a sheet's header maps — a phone column (or, with --allow-no-phone, any
+ * field) — under the `--map`s that name its columns; else why not.
+ */
+function sheetMaps(header: string[], maps: Map<string, Target | null>, allowNoPhone: boolean): true | string {
+  const own = new Set(header.map(normalizeHeader));
+  const m = buildMapping(header, new Map([...maps].filter(([k]) => own.has(k))));
+  if (m.phones.length > 0 || (allowNoPhone && (m.columns.length > 0 || m.addresses.length > 0))) return true;
+  return `its header maps no ${allowNoPhone ? 'field' : 'phone column'} (${header.filter((h) => h !== '').join(', ')})`;
 }
 
 /**

@@ -35,6 +35,11 @@ export interface Source {
   close(): void;
   /** Lines for the operator about how the file was read (an encoding that was guessed). */
   notes: string[];
+  /**
+   * A workbook read with `--sheet all`: the index of the column that names each row's sheet (the
+   * last; the columns before it are every read sheet's, by name). Not a column of the data.
+   */
+  sheetColumn?: number;
 }
 
 const DECODER_LABEL: Record<EncodingName, string> = { utf8: 'utf-8', utf16le: 'utf-16le', utf16be: 'utf-16be', latin1: 'windows-1252', 'windows-1252': 'windows-1252' };
@@ -186,8 +191,10 @@ export interface SourceOptions {
   cwdResolve: (p: string) => string;
   encoding?: EncodingName;
   delimiter?: string;
-  /** For an `.xlsx` workbook: the worksheet to read (default the first). */
+  /** For an `.xlsx` workbook: the worksheet to read (default the first), or `all`. */
   sheet?: string;
+  /** With `--sheet all`: whether a sheet's header maps, or why not. */
+  accepts?: (header: string[]) => true | string;
 }
 
 function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number } } {
@@ -220,7 +227,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const { stream, size, counter } = openBytes(o);
   if (o.path !== '-' && isZip(headOf(o.cwdResolve(o.path)))) {
     stream.destroy();
-    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.accepts ? { accepts: o.accepts } : {}) });
   }
   if (o.sheet !== undefined) throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${o.path === '-' ? 'stdin' : o.path} is not one`);
   const notes: string[] = [];

@@ -58,11 +58,11 @@ test('values: --format choices, config actions and keys, profile names, --countr
 const WORKBOOK = join(ROOT, 'fixtures', 'leads.xlsx');
 
 test('--sheet: the worksheet names of the .xlsx on the line, quoted as each shell inserts them', async (t) => {
-  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', '']), ['Leads', 'March leads']);
+  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', '']), ['Leads', 'March leads', 'all']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--country', 'GB', '--sheet', 'mar']), ['March leads']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet=M']), ['--sheet=March leads']);
   // bash inserts a candidate as it is: the space escaped; what was typed arrives escaped too.
-  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', ''], 'bash'), ['Leads', 'March\\ leads']);
+  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', ''], 'bash'), ['Leads', 'March\\ leads', 'all']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', 'March\\ l'], 'bash'), ['March\\ leads']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', 'M'], 'powershell'), ["'March leads'"]);
   // Not a workbook, no such file, no file yet: nothing (the shell's own default applies).

@@ -138,9 +138,9 @@ async function optionValues(opt: Option, values: Record<string, string>, env: En
 async function sheets(file: string): Promise<Candidate[]> {
   const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
   try {
-    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx.js');
+    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx-zip.js');
     if (!isZip(headOf(path))) return [];
-    return sheetsOf(path).map((s) => ({ value: s.name }));
+    return [...sheetsOf(path).map((s) => ({ value: s.name })), { value: 'all', description: 'every sheet whose header maps' }];
   } catch {
     // No such file (yet), or not a workbook: nothing to offer.
     return [];
