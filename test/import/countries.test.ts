@@ -9,6 +9,9 @@ import { parse } from 'csv-parse/sync';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
+/** The rows of a rejects file, by column. */
+const rejectsOf = (path: string) => parse(readFileSync(path, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
+
 const US_HINT = 'phone "(212) 555-0147" is not a valid number for GB — valid as a US number +1 212 555 0147: fill its Address 1 - Country or use --country US';
 
 test('a mixed-country Google export: one run, each row in its own country, the default for the rest', async (t) => {
@@ -26,8 +29,7 @@ test('a mixed-country Google export: one run, each row in its own country, the d
   assert.match(r.stderr, /Address 1 - Country → country/);
   assert.match(r.stderr, /countries\s+6 from the file, 1 not a country/);
   assert.match(r.stderr, /1 row has a country callctl cannot read \("Atlantis"\): read as GB/);
-  const rejects = parse(readFileSync(`${file}.rejects.csv`, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
-  assert.deepEqual(rejects.map((x) => [x['First Name'], x.error, x.line]), [['Hedy', US_HINT, '9']]);
+  assert.deepEqual(rejectsOf(`${file}.rejects.csv`).map((x) => [x['First Name'], x.error, x.line]), [['Hedy', US_HINT, '9']]);
 });
 
 test('dry run (phones on a worker thread) gives the same verdicts; a country column with no default still reads its rows', async (t) => {
@@ -43,8 +45,7 @@ test('dry run (phones on a worker thread) gives the same verdicts; a country col
   // Without --country: rows with a country are read in it; the two without one are refused, naming the column.
   const bare = await runCli(['import', file, '--dry-run', '--json', '--rejects', join(dir, 'bare.csv')], { env, cwd: dir });
   assert.deepEqual([JSON.parse(bare.stdout).rejected, JSON.parse(bare.stdout).countryFromFile], [2, 6]);
-  const reasons = (parse(readFileSync(join(dir, 'bare.csv'), 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>).map((x) => x.error);
-  assert.deepEqual(reasons, [
+  assert.deepEqual(rejectsOf(join(dir, 'bare.csv')).map((x) => x.error), [
     'phone "07400 123005" is in national format and the row has no country (fill its Address 1 - Country, or give --country)',
     'phone "(212) 555-0147" is in national format and the row has no country (fill its Address 1 - Country, or give --country)',
   ]);
@@ -56,8 +57,7 @@ test('no country column: a number valid elsewhere says where, and how to say so'
   writeFileSync(file, 'Name,Phone\nGrace Hopper,(312) 201-1005\nAda Lovelace,07400 123001\nNobody,12345\n');
   const r = await runCli(['import', file, '--dry-run', '--country', 'GB', '--json'], { env: { CALLCTL_CONFIG_DIR: dir }, cwd: dir });
   assert.equal(JSON.parse(r.stdout).countryFromFile, undefined, 'no country column: no count');
-  const reasons = (parse(readFileSync(`${file}.rejects.csv`, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>).map((x) => x.error);
-  assert.deepEqual(reasons, [
+  assert.deepEqual(rejectsOf(`${file}.rejects.csv`).map((x) => x.error), [
     'phone "(312) 201-1005" is not a valid number for GB — valid as a US number +1 312 201 1005: add a Country column or --country US',
     'phone "12345" is not a valid number for GB',
   ]);
