@@ -174,6 +174,7 @@ test('in a real zsh with compinit: the script loads, registers itself, and its f
     'contacts:list, show, create, change and erase contacts',
     'Leads',
     'March leads',
+    'all:every sheet whose header maps',
     '--format=ndjson',
     'FILES',
   ]);

@@ -22,8 +22,8 @@ export function registerCalls(program: Command, bind: Bind, verbs = true): void 
     .addHelpText(
       'after',
       `
-The API lists calls without filters: with --outcome, --since, --until or --contact every page is
-read and the matching calls are printed as each page arrives (--max stops early). --since/--until
+The API lists calls without filters: with --outcome, --since, --until or --contact every page is read
+and the matching calls are printed as each page arrives (--max stops early). --since/--until
 compare the call's startedAt; a call without one is left out. Dates without a time or zone are
 UTC. --contact compares the call's contactId (or contact_id, or contact). The table's columns are
 the fields the calls have (a service that calls the source "source" shows Source).
