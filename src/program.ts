@@ -11,6 +11,7 @@ import { registerConfig } from './commands/config/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerContacts } from './commands/contacts/index.js';
 import { registerImport } from './commands/import/index.js';
+import { addVerbAliases } from './commands/aliases.js';
 import type { Bind } from './commands/lazy.js';
 import { registerLogin } from './commands/login/index.js';
 import { decimal, integer } from './commands/parse.js';
@@ -85,6 +86,7 @@ Examples:
   registerConfig(program, bind);
   registerSandbox(program, bind);
   registerCompletion(program, io);
+  addVerbAliases(program);
 
   // Subcommands made with .command() inherit exitOverride/configureOutput at creation; keep the
   // hint pointing at the command the operator typed.

@@ -4,18 +4,58 @@ import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
 
-export const CALL_TABLE: Column[] = [
-  { key: 'id', header: 'ID' },
-  { key: 'startedAt', header: 'Started' },
-  { key: 'direction', header: 'Dir' },
-  { key: 'from', header: 'From' },
-  { key: 'channel', header: 'Channel' },
-  { key: 'durationSec', header: 'Secs' },
-  { key: 'outcome', header: 'Outcome' },
-  { key: 'value', header: 'Value' },
-  { key: 'currency', header: 'Cur' },
-];
-export const CALL_CSV: Column[] = ['id', 'contactId', 'from', 'to', 'direction', 'channel', 'startedAt', 'durationSec', 'outcome', 'value', 'currency', 'recordingUrl'].map((key) => ({ key, header: key }));
+/**
+ * Fields a table puts first, in this order, when the calls have them, with a short header. Other
+ * fields the service returns follow in its own order; `CALL_TABLE_HIDDEN` are left to --json and
+ * csv (long, or a link rather than a fact). Nothing here is assumed to exist: the seed shows no
+ * call field but outcome, value and currency (docs/api.md), so the columns are the fields seen.
+ */
+const CALL_TABLE_FIRST: Record<string, string> = { id: 'ID', startedAt: 'Started', direction: 'Dir', from: 'From' };
+const CALL_TABLE_LAST: Record<string, string> = { durationSec: 'Secs', outcome: 'Outcome', value: 'Value', currency: 'Cur' };
+const CALL_TABLE_HIDDEN = new Set(['contactId', 'contact_id', 'to', 'recordingUrl', 'createdAt', 'updatedAt']);
+
+/** `source` → Source, `campaignName` → Campaign Name, `lead_type` → Lead Type. */
+export function fieldHeader(key: string): string {
+  const words = key.replace(/([a-z\d])([A-Z])/g, '$1 $2').split(/[\s_-]+/).filter((w) => w !== '');
+  return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ') || key;
+}
+
+/** Every field of the calls, in the order first seen. */
+export function fieldsOf(items: unknown[]): string[] {
+  const seen = new Set<string>();
+  for (const item of items) if (item && typeof item === 'object' && !Array.isArray(item)) for (const k of Object.keys(item)) seen.add(k);
+  return [...seen];
+}
+
+/** A table's columns for these calls: the fields they have, known ones first and last, nested objects left out. */
+export function callTableColumns(items: unknown[]): Column[] {
+  const fields = fieldsOf(items);
+  const scalar = (k: string) => items.some((i) => { const v = (i as Record<string, unknown>)?.[k]; return v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)); });
+  const has = new Set(fields);
+  const first = Object.entries(CALL_TABLE_FIRST).filter(([k]) => has.has(k)).map(([key, header]) => ({ key, header }));
+  const last = Object.entries(CALL_TABLE_LAST).filter(([k]) => has.has(k)).map(([key, header]) => ({ key, header }));
+  const middle = fields.filter((k) => !(k in CALL_TABLE_FIRST) && !(k in CALL_TABLE_LAST) && !CALL_TABLE_HIDDEN.has(k) && scalar(k)).map((key) => ({ key, header: fieldHeader(key) }));
+  return [...first, ...middle, ...last];
+}
+
+/** CSV columns for these calls: every field, under its own name, in the order the service sent them. */
+export function callCsvColumns(items: unknown[]): Column[] {
+  return fieldsOf(items).map((key) => ({ key, header: key }));
+}
+
+/**
+ * The contact a call belongs to, where the call says: `contactId`, `contact_id`, or a `contact`
+ * that is an id or an object with one; null when it has such a field without an id, undefined
+ * when it has none of these fields.
+ */
+export function contactOfCall(call: unknown): string | undefined | null {
+  const c = (call ?? {}) as Record<string, unknown>;
+  for (const k of ['contactId', 'contact_id']) if (typeof c[k] === 'string' || typeof c[k] === 'number') return String(c[k]);
+  const contact = c.contact;
+  if (typeof contact === 'string' || typeof contact === 'number') return String(contact);
+  if (contact && typeof contact === 'object' && 'id' in contact) return String((contact as { id: unknown }).id);
+  return 'contactId' in c || 'contact_id' in c || 'contact' in c ? null : undefined;
+}
 
 export function listCalls(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]> {
   return pages(client, { ...q, path: '/calls' });

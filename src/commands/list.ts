@@ -10,10 +10,13 @@ import { DEFAULT_LIMIT, type PageQuery } from '../http/paginate.js';
 import { type Column, createListWriter } from '../output/writers.js';
 import type { ListOptions } from './list-options.js';
 
+/** Columns, fixed, or made from the first items listed (the fields the service returned). */
+export type Columns = Column[] | ((items: unknown[]) => Column[]);
+
 export interface ListSpec {
   list(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]>;
-  table: Column[];
-  csv: Column[];
+  table: Columns;
+  csv: Columns;
   /** Keeps the items to show; when given, every page is read. */
   filter?: (item: unknown) => boolean;
 }
@@ -24,7 +27,10 @@ export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Pro
   const filter = spec.filter;
   const every = o.all || max !== undefined || filter !== undefined;
   const client = await ctx.api();
-  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? spec.csv : spec.table, ctx);
+  // Columns made from the items wait for the first ones (a table of nothing has no columns to guess).
+  const columns = format === 'csv' ? spec.csv : spec.table;
+  let writer = typeof columns === 'function' ? undefined : await createListWriter(ctx.deps.io.stdout, format, columns, ctx);
+  const writerFor = async (items: unknown[]) => (writer ??= await createListWriter(ctx.deps.io.stdout, format, (columns as (items: unknown[]) => Column[])(items), ctx));
   // `--max 5` alone needs one small page, not the default 50.
   const limit = o.limit ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
   const q: Omit<PageQuery, 'path'> = {
@@ -38,7 +44,7 @@ export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Pro
       read += items.length;
       let shown = filter ? items.filter(filter) : items;
       if (max !== undefined) shown = shown.slice(0, max - count);
-      await writer.write(shown);
+      if (shown.length > 0 || writer) await (await writerFor(shown)).write(shown);
       count += shown.length;
       // Leaving the loop ends the generator: no further page is requested.
       if (!every || (max !== undefined && count >= max)) break;
@@ -50,7 +56,7 @@ export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Pro
     }
     throw err;
   }
-  await writer.end();
+  await (await writerFor([])).end();
   if (format === 'table') {
     const where = every ? (filter ? ` (of ${read} read)` : '') : ` (page ${String(o.page ?? 1)}; --all for every page)`;
     ctx.log.info(`${count} shown${where}`);

@@ -9,8 +9,11 @@ import { UsageError } from '../errors.js';
 
 export const FIELDS = CONTACT_FIELDS;
 export type Field = ContactField;
-/** `fullName` is split into first and last name when those have no column of their own. */
-export type Target = Field | 'fullName';
+/**
+ * `fullName` is split into first and last name when those have no column of their own; `country`
+ * is no field of a contact but the region the row's phone is read with.
+ */
+export type Target = Field | 'fullName' | 'country';
 
 export function normalizeHeader(h: string): string {
   return h.toLowerCase().replace(/[\s_\-.:/()]+/g, '');
@@ -59,7 +62,13 @@ const ALIASES: Record<Target, string[]> = {
   tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments', 'personlabel'],
   status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage', 'statuslabel'],
   notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks', 'personnote'],
+  // HubSpot's `Country/Region`; French, German, Spanish, Italian, Dutch. Not `Country Code`, which
+  // is as often the dialling code as the ISO one (--map "Country Code=country" says which).
+  country: ['country', 'countryregion', 'countryorregion', 'countryname', 'pays', 'land', 'pais', 'país', 'nazione', 'paese'],
 };
+
+/** The part names of a block's country column: Google's `Address 1 - Country`, Outlook's `Business Country/Region`, `Mailing Country`. */
+const BLOCK_COUNTRY = new Set(['country', 'countryregion', 'countryorregion', 'countryname']);
 
 /** Name columns that give way to a later, plainer one (Copper's Lead Name is the person, Close's is the company). */
 const WEAK_NAME = new Set(['leadname']);
@@ -99,7 +108,7 @@ export interface AddressBlock {
 
 export interface Mapping {
   /** Column index → field, for every mapped column except phones and address columns. */
-  columns: Array<{ index: number; target: Exclude<Target, 'phone' | AddressField> }>;
+  columns: Array<{ index: number; target: Exclude<Target, 'phone' | 'country' | AddressField> }>;
   /**
    * Address blocks in the order their first column appears; the first with a non-empty cell gives
    * street, city, region and postcode together (never a city of one block with the street of another).
@@ -108,6 +117,13 @@ export interface Mapping {
   addresses: AddressBlock[];
   /** Phone columns in order of preference. */
   phones: number[];
+  /** Phone columns of an address block's owner (Outlook's `Business Phone` → business): index → block. */
+  phoneBlocks: Map<number, string>;
+  /**
+   * Country columns, in column order: a plain `Country` (block ''), or an address block's (Google's
+   * `Address 1 - Country` → address1, Outlook's `Business Country/Region` → business).
+   */
+  countries: Array<{ index: number; block: string; name: string }>;
   /** Headers that map to nothing, reported once. */
   unknown: string[];
   /** Human description: `Header → field`. */
@@ -117,7 +133,7 @@ export interface Mapping {
 /** Parses `--map "Header=field"` (field `-` or `ignore` drops the column). */
 export function parseMaps(maps: string[]): Map<string, Target | null> {
   const out = new Map<string, Target | null>();
-  const byNorm = new Map<string, Target>([...FIELDS, 'fullName'].map((f) => [normalizeHeader(f), f as Target]));
+  const byNorm = new Map<string, Target>([...FIELDS, 'fullName', 'country'].map((f) => [normalizeHeader(f), f as Target]));
   for (const m of maps) {
     const eq = m.lastIndexOf('=');
     if (eq <= 0) throw new UsageError(`--map "${m}" is not Header=field`, `e.g. --map "Cell=phone"; fields: ${FIELDS.join(', ')}`);
@@ -128,14 +144,14 @@ export function parseMaps(maps: string[]): Map<string, Target | null> {
       continue;
     }
     const target = byNorm.get(normalizeHeader(field));
-    if (!target) throw new UsageError(`--map "${m}": "${field}" is not a contact field`, `fields: ${FIELDS.join(', ')} (or - to ignore the column)`);
+    if (!target) throw new UsageError(`--map "${m}": "${field}" is not a contact field`, `fields: ${FIELDS.join(', ')}; country for the row's region (or - to ignore the column)`);
     out.set(normalizeHeader(header), target);
   }
   return out;
 }
 
 export function buildMapping(header: string[], maps: Map<string, Target | null>): Mapping {
-  const mapping: Mapping = { columns: [], addresses: [], phones: [], unknown: [], describe: [] };
+  const mapping: Mapping = { columns: [], addresses: [], phones: [], phoneBlocks: new Map(), countries: [], unknown: [], describe: [] };
   const blocks = new Map<string, AddressBlock & { taken: Set<BlockPart> }>();
   // Headers repeated in one block (two `Home Street` columns) are reported, not merged.
   const addToBlock = (blockName: string, name: string, index: number, part: BlockPart) => {
@@ -162,6 +178,12 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
     seen.add(norm);
     const override = maps.get(norm);
     if (override === undefined) {
+      const prefixed = BLOCK_PREFIX.exec(norm);
+      if (prefixed && BLOCK_COUNTRY.has(prefixed[2] as string)) {
+        mapping.countries.push({ index, block: prefixed[1] as string, name });
+        mapping.describe.push(`${name} → country`);
+        return;
+      }
       const block = blockPart(norm);
       if (block) return addToBlock(block.prefix, name, index, block.part);
     }
@@ -169,8 +191,15 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
     if (target === null) return;
     if (target !== undefined && ADDRESS_FIELDS.has(target)) return addToBlock('', name, index, target as AddressField);
     if (target === undefined) return void mapping.unknown.push(name);
+    if (target === 'country') {
+      mapping.countries.push({ index, block: '', name });
+      mapping.describe.push(`${name} → country`);
+      return;
+    }
     if (target === 'phone') {
       (override === undefined && !MOBILE.has(norm) ? others : mobiles).push(index);
+      const owner = BLOCK_PREFIX.exec(norm)?.[1];
+      if (owner !== undefined) mapping.phoneBlocks.set(index, owner);
       mapping.describe.push(`${name} → phone`);
       return;
     }
@@ -187,7 +216,7 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     taken.add(target);
-    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | AddressField> });
+    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | 'country' | AddressField> });
     mapping.describe.push(`${name} → ${target}`);
   });
   mapping.phones = [...mobiles, ...others];

@@ -18,13 +18,14 @@ import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
-import { buildMapping, type Mapping, parseMaps } from './mapping.js';
+import { buildMapping, type Mapping, normalizeHeader, parseMaps, type Target } from './mapping.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
-import { checkRow, type ContactBody, phoneTextOf } from './validate.js';
+import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
+import { RowCountries } from './row-country.js';
 
 export interface ImportOptions {
   file: string;
@@ -83,9 +84,10 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
   const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
 
-  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet, accepts: (header) => sheetMaps(header, maps, o.allowNoPhone) } : {}) });
   ctx.onClose(() => source.close());
-  const mapping = buildMapping(source.header, maps);
+  // With --sheet all the last column names each row's sheet: it is kept in the rejects, not mapped.
+  const mapping = buildMapping(source.sheetColumn === undefined ? source.header : source.header.slice(0, source.sheetColumn), maps);
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
@@ -103,7 +105,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
-  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length }, {
+  const countries = new RowCountries(mapping, region);
+  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length, countries }, {
     existing,
     skipExisting: o.existing === 'skip',
     onAccepted: async (row, item) => {
@@ -122,7 +125,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // on its phones, and keeps reading in one thread.
   const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
   if (o.dryRun) keepHeapSmall();
-  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), region, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
+  const regionOfRow = countries.any ? (cells: string[]) => countries.of(cells).region : () => region;
+  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), regionOf: regionOfRow, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
@@ -141,8 +145,24 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
+    ...(countries.any ? { countryFromFile: countries.fromFile, countryUnread: countries.unread } : {}),
   };
+  if (countries.unread > 0) {
+    const values = [...countries.unreadValues].map((v) => JSON.stringify(v)).join(', ');
+    ctx.log.warn(`${countries.unread} row${countries.unread === 1 ? ' has' : 's have'} a country callctl cannot read (${values}${countries.unread > countries.unreadValues.size ? ', …' : ''}): ${region ? `read as ${region} (--country or the profile's)` : 'their national numbers were rejected (no --country)'}`);
+  }
   return endJob(ctx, result, summary, { kind: 'import', lines: summaryLines(summary, stopping), stored: `${created + matched} rows were stored` });
+}
+
+/**
+ * `--sheet all`: whether a sheet's header maps — a phone column (or, with --allow-no-phone, any
+ * field) — under the `--map`s that name its columns; else why not.
+ */
+function sheetMaps(header: string[], maps: Map<string, Target | null>, allowNoPhone: boolean): true | string {
+  const own = new Set(header.map(normalizeHeader));
+  const m = buildMapping(header, new Map([...maps].filter(([k]) => own.has(k))));
+  if (m.phones.length > 0 || (allowNoPhone && (m.columns.length > 0 || m.addresses.length > 0))) return true;
+  return `its header maps no ${allowNoPhone ? 'field' : 'phone column'} (${header.filter((h) => h !== '').join(', ')})`;
 }
 
 /**
@@ -163,7 +183,7 @@ type Item = { body: ContactBody; e164: string | undefined };
 function importPlan(
   client: ApiClient | undefined,
   mapping: Mapping,
-  check: { region: string | undefined; allowNoPhone: boolean; headerLength: number },
+  check: CheckOptions,
   o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void> },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
@@ -176,6 +196,7 @@ function importPlan(
     },
     check(row) {
       const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
+      if (checked.where) check.countries?.count(checked.where);
       if (!checked.ok) return { reject: checked.reason };
       const item = { body: checked.body, e164: checked.e164 };
       if (checked.e164 === undefined) return { send: item };

@@ -45,6 +45,11 @@ export interface Source {
   close(): void;
   /** Lines for the operator about how the file was read (an encoding that was guessed). */
   notes: string[];
+  /**
+   * A workbook read with `--sheet all`: the index of the column that names each row's sheet (the
+   * last; the columns before it are every read sheet's, by name). Not a column of the data.
+   */
+  sheetColumn?: number;
 }
 
 /** The delimiter that splits the header line into the most fields, outside quotes. */
@@ -69,8 +74,10 @@ export interface SourceOptions {
   cwdResolve: (p: string) => string;
   encoding?: EncodingName;
   delimiter?: string;
-  /** For an `.xlsx` workbook: the worksheet to read (default the first). */
+  /** For an `.xlsx` workbook: the worksheet to read (default the first), or `all`. */
   sheet?: string;
+  /** With `--sheet all`: whether a sheet's header maps, or why not. */
+  accepts?: (header: string[]) => true | string;
 }
 
 function openBytes(o: SourceOptions): { stream: Readable; size: number | undefined; counter: { n: number }; streamed: boolean } {
@@ -112,7 +119,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   const shown = o.path === '-' ? 'stdin' : o.path;
   if (!streamed && isZip(headOf(o.cwdResolve(o.path)))) {
     stream.destroy();
-    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.accepts ? { accepts: o.accepts } : {}) });
   }
   if (o.sheet !== undefined) {
     stream.destroy();

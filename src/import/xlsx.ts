@@ -6,90 +6,16 @@
  * becomes the text Excel shows, except that a number keeps all its digits (a phone stored as a
  * number is never `4.47911E+11`) and a date is ISO 8601.
  */
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
-import { inflateRawSync } from 'node:zlib';
 import { RuntimeError, UsageError } from '../errors.js';
 import { DiskStrings } from './disk-strings.js';
 import type { Row, Source } from './source.js';
+import { normalizeHeader } from './mapping.js';
+import { type SheetSummary, otherSheets } from './xlsx-sheets.js';
+import { sheetsOf } from './xlsx-zip.js';
 
-/** A ZIP local file header: every `.xlsx` starts with it, whatever the file is called. */
-export function isZip(head: Uint8Array): boolean {
-  return head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
-}
-
-/** The first bytes of a file (fewer if it is shorter). */
-export function headOf(file: string, n = 4): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(n);
-    return buf.subarray(0, readSync(fd, buf, 0, n, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Small members of a ZIP, read through its central directory (the workbook's sheet list). */
-function readZipMembers(file: string, wanted: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const fd = openSync(file, 'r');
-  try {
-    const size = statSync(file).size;
-    const tailLength = Math.min(size, 65_536 + 22);
-    const tail = Buffer.alloc(tailLength);
-    readSync(fd, tail, 0, tailLength, size - tailLength);
-    const eocd = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-    if (eocd === -1) return out;
-    const entries = tail.readUInt16LE(eocd + 10);
-    const dirSize = tail.readUInt32LE(eocd + 12);
-    const dirOffset = tail.readUInt32LE(eocd + 16);
-    const dir = Buffer.alloc(dirSize);
-    readSync(fd, dir, 0, dirSize, dirOffset);
-    let p = 0;
-    for (let i = 0; i < entries && p + 46 <= dir.length && dir.readUInt32LE(p) === 0x02014b50; i++) {
-      const method = dir.readUInt16LE(p + 10);
-      const compressed = dir.readUInt32LE(p + 20);
-      const nameLength = dir.readUInt16LE(p + 28);
-      const extraLength = dir.readUInt16LE(p + 30);
-      const commentLength = dir.readUInt16LE(p + 32);
-      const local = dir.readUInt32LE(p + 42);
-      const name = dir.toString('utf8', p + 46, p + 46 + nameLength);
-      p += 46 + nameLength + extraLength + commentLength;
-      if (!wanted.includes(name) || compressed > 16 * 1024 * 1024) continue;
-      const header = Buffer.alloc(30);
-      readSync(fd, header, 0, 30, local);
-      const dataAt = local + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-      const data = Buffer.alloc(compressed);
-      readSync(fd, data, 0, compressed, dataAt);
-      out.set(name, (method === 8 ? inflateRawSync(data) : data).toString('utf8'));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
-
-const unescapeXml = (s: string) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
-/** The worksheets in the workbook's own order, with the number of their `sheetN.xml`. */
-export function sheetsOf(file: string): Array<{ name: string; sheetNo: string | undefined }> {
-  const members = readZipMembers(file, ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels']);
-  const targets = new Map<string, string>();
-  for (const m of (members.get('xl/_rels/workbook.xml.rels') ?? '').matchAll(/<Relationship\b[^>]*>/g)) {
-    const id = /\bId="([^"]*)"/.exec(m[0])?.[1];
-    const target = /\bTarget="([^"]*)"/.exec(m[0])?.[1];
-    if (id && target) targets.set(id, target);
-  }
-  const sheets: Array<{ name: string; sheetNo: string | undefined }> = [];
-  for (const m of (members.get('xl/workbook.xml') ?? '').matchAll(/<(?:\w+:)?sheet\b[^>]*>/g)) {
-    const name = /\bname="([^"]*)"/.exec(m[0])?.[1];
-    const rid = /\br:id="([^"]*)"/.exec(m[0])?.[1];
-    if (name === undefined) continue;
-    const target = rid ? targets.get(rid) : undefined;
-    sheets.push({ name: unescapeXml(name), sheetNo: target ? /sheet(\d+)\.xml$/.exec(target)?.[1] : undefined });
-  }
-  return sheets;
-}
+export { headOf, isZip, sheetsOf } from './xlsx-zip.js';
 
 /** Excel's date as ISO 8601: the day alone when there is no time of day (Excel dates have no zone). */
 function isoDate(d: Date): string {
@@ -160,19 +86,73 @@ export function endParseAfterDrain(unzipper: { Parse: (opts?: unknown) => Duplex
 
 export interface WorkbookOptions {
   path: string;
-  /** The worksheet to read; the first one when absent. */
+  /** The worksheet to read; the first one when absent; `all`: every sheet `accepts` takes. */
   sheet?: string;
+  /** With `all`: whether a sheet's header maps (true), or why not. */
+  accepts?: (header: string[]) => true | string;
 }
 
-/** Opens a workbook and reads the header row of the chosen worksheet. */
-export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
-  const size = statSync(o.path).size;
+/** The column a row's sheet is named in, with `--sheet all` (after the sheets' columns). */
+export const SHEET_COLUMN = 'sheet';
+
+/** "Referrals" (3 rows) */
+const counted = (s: SheetSummary) => `"${s.name}" (${s.rows === undefined ? 'rows not counted' : `${s.rows} row${s.rows === 1 ? '' : 's'}`})`;
+
+/**
+ * The sheets to read and the notes to say: the one asked for (or the first) and, by default, the
+ * other sheets holding rows; with `all`, every sheet whose header maps, the others named with why.
+ * `union` is the columns of the chosen sheets by name (compared as the mapping compares them),
+ * each sheet's own columns placed into it, then the sheet's name.
+ */
+async function plan(o: WorkbookOptions): Promise<{ chosen: string[]; notes: string[]; union?: string[] }> {
   const sheets = sheetsOf(o.path);
-  let wanted: { name: string; sheetNo: string | undefined } | undefined;
+  if (o.sheet === 'all' && !sheets.some((s) => s.name === 'all')) {
+    const notes: string[] = [];
+    const chosen: string[] = [];
+    const union: string[] = [];
+    const keys = new Map<string, number>();
+    for (const s of await otherSheets(o.path)) {
+      const why = s.header === undefined ? 'it is empty' : o.accepts?.(s.header) ?? true;
+      if (why !== true) {
+        notes.push(`${o.path}: skipping worksheet ${counted(s)}: ${why}`);
+        continue;
+      }
+      chosen.push(s.name);
+      for (const key of columnKeys(s.header as string[])) if (!keys.has(key.key)) keys.set(key.key, union.push(key.header) - 1);
+    }
+    if (chosen.length === 0) throw new UsageError(`${o.path}: no worksheet has a header that maps`, notes.map((n) => n.replace(`${o.path}: `, '')).join('; '));
+    return { chosen, notes, union: [...union, SHEET_COLUMN] };
+  }
+  let wanted = sheets[0];
   if (o.sheet !== undefined) {
     wanted = sheets.find((s) => s.name === o.sheet) ?? sheets.find((s) => s.name.toLowerCase() === (o.sheet as string).toLowerCase());
-    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s) => s.name).join(', ') || '(none found)'}`);
-  } else wanted = sheets[0];
+    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s) => s.name).join(', ') || '(none found)'}; --sheet all reads every one whose header maps`);
+  }
+  if (!wanted) return { chosen: [], notes: [] };
+  const notes: string[] = [];
+  if (o.sheet === undefined && sheets.length > 1) {
+    const others = (await otherSheets(o.path, new Set([wanted.name]))).filter((s) => s.rows !== 0);
+    if (others.length > 0) notes.push(`${o.path}: read worksheet "${wanted.name}"; it has other sheets holding rows: ${others.map(counted).join(', ')} (--sheet <name> reads one, --sheet all every one whose header maps)`);
+  }
+  return { chosen: [wanted.name], notes };
+}
+
+/** Each header cell's key in the union: its name as the mapping compares it, and which repeat of it. */
+function columnKeys(header: string[]): Array<{ key: string; header: string }> {
+  const seen = new Map<string, number>();
+  return header.map((h) => {
+    const norm = normalizeHeader(h);
+    const n = (seen.get(norm) ?? 0) + 1;
+    seen.set(norm, n);
+    return { key: `${norm}#${n}`, header: h };
+  });
+}
+
+/** Opens a workbook and reads the header row of the chosen worksheet (or of each, with `--sheet all`). */
+export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
+  const size = statSync(o.path).size;
+  const { chosen, notes, union } = await plan(o);
+  const sheetNames = new Map(sheetsOf(o.path).map((s) => [s.sheetNo, s.name]));
 
   const { default: ExcelJS } = await import('exceljs');
   endParseAfterDrain((await import('unzipper')).default);
@@ -193,33 +173,6 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
   type WorksheetReader = AsyncIterable<{ number: number; values: unknown }> & { id?: unknown; name?: string };
   type Event = { eventType?: string; value?: unknown; index?: number; text?: unknown };
   const events = (reader as unknown as { parse(): AsyncIterator<Event> }).parse();
-  let worksheet: WorksheetReader | undefined;
-  for (;;) {
-    const next = await events.next().catch(broken);
-    if (next.done) break;
-    const e = next.value;
-    if (e.eventType === undefined && typeof e.index === 'number') {
-      strings.add(cellText(e.text));
-      continue;
-    }
-    if (e.eventType !== 'worksheet') continue;
-    const ws = e.value as WorksheetReader;
-    // exceljs names a worksheet only when workbook.xml came first in the archive; otherwise it
-    // knows its file number, which the workbook's relationships map to a name.
-    const known = (reader as unknown as { model?: unknown }).model !== undefined;
-    const match = wanted === undefined || (known ? ws.name === wanted.name : String(ws.id) === wanted.sheetNo);
-    if (match) {
-      worksheet = ws;
-      break;
-    }
-    for await (const _row of ws) void _row; // skip a sheet that is not the one asked for
-  }
-  if (!worksheet) {
-    strings.close();
-    throw new UsageError(`${o.path}: no worksheet to read`, 'save the workbook again in Excel, or export the sheet as CSV');
-  }
-
-  const rowIterator = worksheet[Symbol.asyncIterator]();
   const cellsOf = (values: unknown): string[] => {
     const list = Array.isArray(values) ? (values as unknown[]) : [];
     const cells: string[] = [];
@@ -229,37 +182,88 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     }
     return cells;
   };
-  let header: string[] | undefined;
-  for (;;) {
-    const next = await rowIterator.next().catch(broken);
-    if (next.done) break;
-    const cells = cellsOf(next.value.values);
-    if (cells.some((c) => c.trim() !== '')) {
-      header = cells.map((h) => h.trim());
-      while (header.length > 0 && header[header.length - 1] === '') header.pop();
-      break;
+  const left = new Set(chosen);
+  /** The next chosen worksheet in the archive, its rows and header; the others are read past. */
+  async function nextSheet(): Promise<{ name: string; rows: AsyncIterator<{ number: number; values: unknown }>; header: string[] | undefined } | undefined> {
+    while (left.size > 0) {
+      const next = await events.next().catch(broken);
+      if (next.done) return undefined;
+      const e = next.value;
+      if (e.eventType === undefined && typeof e.index === 'number') {
+        strings.add(cellText(e.text));
+        continue;
+      }
+      if (e.eventType !== 'worksheet') continue;
+      const ws = e.value as WorksheetReader;
+      // exceljs names a worksheet only when workbook.xml came first in the archive; otherwise it
+      // knows its file number, which the workbook's relationships map to a name.
+      const known = (reader as unknown as { model?: unknown }).model !== undefined;
+      const name = known ? ws.name : sheetNames.get(String(ws.id));
+      const take = chosen.length === 0 || (name !== undefined && left.has(name));
+      if (!take) {
+        for await (const _row of ws) void _row; // a sheet that is not read
+        continue;
+      }
+      if (name !== undefined) left.delete(name);
+      else left.clear();
+      const rows = ws[Symbol.asyncIterator]();
+      for (;;) {
+        const row = await rows.next().catch(broken);
+        if (row.done) return { name: name ?? '', rows, header: undefined };
+        const cells = cellsOf(row.value.values);
+        if (cells.some((c) => c.trim() !== '')) {
+          const header = cells.map((h) => h.trim());
+          while (header.length > 0 && header[header.length - 1] === '') header.pop();
+          return { name: name ?? '', rows, header };
+        }
+      }
     }
+    return undefined;
   }
-  const shown = `${o.path}${wanted ? ` (worksheet "${wanted.name}")` : ''}`;
-  if (header === undefined) {
+
+  let sheet = await nextSheet();
+  if (!sheet) {
     strings.close();
-    throw new UsageError(`${shown} is empty: no header row`, 'the first non-empty row must name the columns');
+    throw new UsageError(`${o.path}: no worksheet to read`, 'save the workbook again in Excel, or export the sheet as CSV');
   }
+  if (sheet.header === undefined && union === undefined) {
+    strings.close();
+    throw new UsageError(`${o.path}${chosen[0] !== undefined ? ` (worksheet "${chosen[0]}")` : ''} is empty: no header row`, 'the first non-empty row must name the columns');
+  }
+  const header = union ?? (sheet.header as string[]);
+  /** With --sheet all: where each of this sheet's columns goes in the union. */
+  const placesOf = (own: string[]) => {
+    const at = new Map(columnKeys((union as string[]).slice(0, -1)).map((k, i) => [k.key, i]));
+    return columnKeys(own).map((k) => at.get(k.key));
+  };
 
   let closed = false;
   async function* rows(): AsyncGenerator<Row> {
-    for (;;) {
-      if (closed) return;
-      const next = await rowIterator.next().catch(broken);
-      if (next.done) {
-        strings.close();
-        return;
+    let current = sheet;
+    while (current !== undefined) {
+      const places = union && current.header ? placesOf(current.header) : undefined;
+      for (;;) {
+        if (closed) return;
+        const next = await current.rows.next().catch(broken);
+        if (next.done) break;
+        let cells = cellsOf(next.value.values);
+        if (cells.every((c) => c.trim() === '')) continue;
+        if (union && places) {
+          const placed = new Array<string>(union.length).fill('');
+          cells.forEach((c, i) => {
+            const at = places[i];
+            if (at !== undefined) placed[at] = c;
+            else if (c.trim() !== '') placed.push(c); // beyond its header: the row is too long, as in one sheet
+          });
+          placed[union.length - 1] = current.name;
+          cells = placed;
+        }
+        // The row number Excel shows is the "line" of messages and of the rejects file.
+        yield { cells, line: next.value.number };
       }
-      const cells = cellsOf(next.value.values);
-      if (cells.every((c) => c.trim() === '')) continue;
-      // The row number Excel shows is the "line" of messages and of the rejects file.
-      yield { cells, line: next.value.number };
+      current = union ? await nextSheet() : undefined;
     }
+    strings.close();
   }
 
   return {
@@ -274,6 +278,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
       strings.close();
       bytes.destroy();
     },
-    notes: [],
+    notes,
+    ...(union ? { sheetColumn: union.length - 1 } : {}),
   };
 }

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { FaultPlan } from './faults.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from './ratelimit.js';
 import { pipeline, type Keys, type SandboxStats } from './pipeline.js';
-import { type Call, type Contact, seedStore, Store, type StoredState } from './store.js';
+import { type Call, type Contact, seedStore, SOURCE_FIELD, Store, type StoredState } from './store.js';
 
 export type { Call, Contact, SandboxStats };
 
@@ -47,7 +47,10 @@ export interface SandboxOptions {
   rateLimitHeaders?: HeaderStyle | boolean;
   random?: () => number;
   keys?: Partial<Keys>;
+  /** The name of a call's source field (default `channel`); `callctl sandbox` checks it (commands/sandbox/call-fields.ts). */
+  callSourceField?: string;
 }
+
 
 export interface Sandbox {
   baseUrl: string;
@@ -83,7 +86,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const host = opts.host ?? '127.0.0.1';
   const rate = opts.rateLimit ?? 20;
   const keys: Keys = { secret: opts.keys?.secret ?? key('sk_live_'), readOnly: opts.keys?.readOnly ?? key('sk_live_'), widget: opts.keys?.widget ?? key('pk_live_') };
-  const store = new Store();
+  const store = new Store(undefined, opts.callSourceField ?? SOURCE_FIELD);
   if (opts.dataFile) {
     let text: string | undefined;
     try {

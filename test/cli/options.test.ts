@@ -115,8 +115,12 @@ test('the typed options of the smaller verbs, from real argv', async () => {
   assert.deepEqual(dupesOptions(...(await parsed(['contacts', 'dupes', '--country', 'GB', '--fix']))), { country: 'GB', fix: true });
 
   assert.deepEqual(callsLsOptions(...(await parsed(['calls', 'ls', '--all', '--max', '5', '--outcome', ' booked_job ', '--since', '2026-10-01', '--until', '2026-10-31']))), {
-    page: undefined, limit: undefined, all: true, max: 5, outcome: 'booked_job', since: Date.parse('2026-10-01T00:00:00Z'), until: Date.parse('2026-11-01T00:00:00Z'),
+    page: undefined, limit: undefined, all: true, max: 5, outcome: 'booked_job', since: Date.parse('2026-10-01T00:00:00Z'), until: Date.parse('2026-11-01T00:00:00Z'), contact: undefined, country: undefined,
   });
+  assert.deepEqual(callsLsOptions(...(await parsed(['calls', 'list', '--contact', ' 07400 100001 ', '--country', 'GB']))), {
+    page: undefined, limit: undefined, all: false, max: undefined, outcome: undefined, since: undefined, until: undefined, contact: '07400 100001', country: 'GB',
+  });
+  await assert.rejects(async () => callsLsOptions(...(await parsed(['calls', 'ls', '--country', 'GB']))), /--country applies only with --contact/);
   assert.deepEqual(callsGetOptions((await parsed(['calls', 'get', 'call_1']))[0]), { callId: 'call_1' });
   assert.deepEqual(callsSummaryOptions(...(await parsed(['calls', 'summary', '--by', ' channel ']))), { by: 'channel' });
   assert.deepEqual(callsSummaryOptions(...(await parsed(['calls', 'summary', '--by', ' ']))), { by: undefined });

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,16 +27,26 @@ for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm
 // npm can hang on a registry it cannot reach: fail the test instead.
 const NPM = { env, maxBuffer: 1 << 24, timeout: 110_000, killSignal: 'SIGKILL' as const };
 let files: string[] = [];
+let installLog = '';
 
 before(async () => {
-  // dist/ is already built (`npm test` builds first): no prepare here, it would rebuild dist/
-  // under the tests running beside this one.
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { ...NPM, cwd: ROOT });
-  const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  // dist/ is already built (`npm test` builds first). The package is packed from a copy of what
+  // ships (bin, dist, package.json, README) with npm's scripts on — prepack/postpack
+  // (scripts/manifest.mjs) take `prepare` out of the packed package.json — so nothing here
+  // rebuilds dist/ under the tests running beside this one, nor touches the checkout's files.
+  const copy = join(work, 'checkout');
+  mkdirSync(join(copy, 'scripts'), { recursive: true });
+  for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(copy, d), { recursive: true });
+  for (const f of ['package.json', 'README.md', 'scripts/manifest.mjs']) copyFileSync(join(ROOT, f), join(copy, f));
+  const before = readFileSync(join(copy, 'package.json'), 'utf8');
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { ...NPM, cwd: copy });
+  assert.equal(readFileSync(join(copy, 'package.json'), 'utf8'), before, 'postpack puts package.json back as it was');
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"callctl-pack-test","private":true}\n');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { ...NPM, cwd: app });
+  const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { ...NPM, cwd: app });
+  installLog = installed.stdout + installed.stderr;
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -65,6 +75,10 @@ test('package.json: the bin, the engines, the files', () => {
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/callctl/package.json'), 'utf8'));
   assert.deepEqual(pkg.bin, { callctl: 'bin/callctl.js' });
   assert.equal(pkg.engines.node, '>=20.18.1');
+  // No install script: npm 11 warns of one its allowScripts does not cover, npm 12 blocks it; the
+  // checkout's `prepare` (which builds dist/ on a checkout's npm install) is not shipped.
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[hook], undefined, hook);
+  assert.doesNotMatch(installLog, /install-scripts|allowScripts/);
   // Only the runtime dependencies were installed: no compiler, no bundler, no test runner.
   for (const dev of ['typescript', 'tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', dev)), `${dev} installed`);
   // Every library but the native keychain binding is bundled into dist/: the package declares that

@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { CALL_CSV, writeOutcome } from '../../api/calls.js';
+import { writeOutcome } from '../../api/calls.js';
 import { writeRecord } from '../../output/writers.js';
 import { checkOutcome } from '../../writeback/check.js';
 import type { OutcomeOptions } from './outcome-options.js';
@@ -29,7 +29,7 @@ export async function run(ctx: Context, o: OutcomeOptions): Promise<number> {
   if (outcome.value === undefined) await warnValueReplaced(ctx, callId);
   const call = await writeOutcome(client, callId, outcome);
   ctx.log.info(`outcome of call ${callId} set to ${outcome.outcome}${outcome.value !== undefined ? ` (${outcome.value} ${outcome.currency})` : ''}`);
-  if (format !== 'table') await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV, ctx);
+  if (format !== 'table') await writeRecord(ctx.deps.io.stdout, format, call, undefined, ctx);
   return 0;
 }
 

@@ -101,7 +101,8 @@ export async function candidates(program: Command, shell: string, input: string[
   }
   if (cur.startsWith('-')) return filter(flags(cmd), cur);
 
-  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).map((c) => ({ value: c.name(), description: c.description() })) : [];
+  // A verb's aliases (`list` for `ls`, commands/aliases.ts) are offered beside its name.
+  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).flatMap((c) => [c.name(), ...c.aliases()].map((value) => ({ value, description: c.description() }))) : [];
   return filter([...subs, ...(await positionalValues(cmd, positionals, env))], cur);
 }
 
@@ -137,9 +138,9 @@ async function optionValues(opt: Option, values: Record<string, string>, env: En
 async function sheets(file: string): Promise<Candidate[]> {
   const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
   try {
-    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx.js');
+    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx-zip.js');
     if (!isZip(headOf(path))) return [];
-    return sheetsOf(path).map((s) => ({ value: s.name }));
+    return [...sheetsOf(path).map((s) => ({ value: s.name })), { value: 'all', description: 'every sheet whose header maps' }];
   } catch {
     // No such file (yet), or not a workbook: nothing to offer.
     return [];
