@@ -12,6 +12,7 @@ import { registerCompletion } from './commands/completion/index.js';
 import { registerContacts } from './commands/contacts/index.js';
 import { registerImport } from './commands/import/index.js';
 import { addVerbAliases } from './commands/aliases.js';
+import { registerJobs } from './commands/jobs/index.js';
 import type { Bind } from './commands/lazy.js';
 import { registerLogin } from './commands/login/index.js';
 import { decimal, integer } from './commands/parse.js';
@@ -79,7 +80,8 @@ Examples:
 
   registerContacts(program, bind, named('contacts'));
   registerCalls(program, bind, named('calls'));
-  registerImport(program, bind);
+  registerImport(program, bind, words);
+  registerJobs(program, bind, named('jobs'));
   registerApi(program, bind);
   registerLogin(program, bind);
   registerAuth(program, bind);

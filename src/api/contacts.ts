@@ -33,10 +33,11 @@ export async function getContact(client: ApiClient, id: string): Promise<unknown
  * POST /contacts. With an E.164 phone the service matches, so a repeat after an ambiguous failure
  * cannot duplicate the contact and the request is retried.
  */
-export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: unknown }> {
+export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: unknown; ambiguousBefore: boolean }> {
   const safeToRetry = typeof fields.phone === 'string' && fields.phone.startsWith('+');
   const res = await client.request({ method: 'POST', path: '/contacts', body: fields, safeToRetry, ...(o.signal ? { signal: o.signal } : {}) });
-  return { status: res.status, contact: res.body };
+  // ambiguousBefore: an earlier attempt may have stored it — a 200 may then match our own contact.
+  return { status: res.status, contact: res.body, ambiguousBefore: res.ambiguousBefore };
 }
 
 export async function updateContact(client: ApiClient, id: string, fields: ContactFields): Promise<unknown> {

@@ -11,6 +11,7 @@ import type { ApiClient } from '../http/client.js';
 import { type BulkPlan, type BulkResult, runBulk } from './engine.js';
 import { resolve } from 'node:path';
 import { type JobFiles, openJob } from './job.js';
+import type { JobFilesRecord } from './journal.js';
 import type { SourceShape } from './rejects.js';
 import { startProgress } from './progress.js';
 
@@ -29,6 +30,15 @@ export interface FileJobFlags {
   resume: boolean;
   restart: boolean;
   rejects?: string | undefined;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
+}
+
+/** What a job's record keeps besides its identity: its options, the files it writes, and the client whose answers make its timeline. */
+export interface JobRecordInput {
+  options: Record<string, unknown>;
+  files?: JobFilesRecord;
+  client?: ApiClient | undefined;
 }
 
 /**
@@ -41,10 +51,18 @@ export async function openFileJob(
   kind: string,
   o: FileJobFlags,
   identity: Record<string, unknown>,
+  record: JobRecordInput,
 ): Promise<JobFiles & { shownName: string }> {
   const stdin = o.file === '-';
   const shownName = stdin ? 'stdin' : o.file;
+  const settings = await ctx.settings();
   const files = await openJob({
+    options: record.options,
+    ...(record.files ? { files: record.files } : {}),
+    baseUrl: settings.baseUrl,
+    apiKey: record.client ? await keyOf(ctx) : settings.apiKey,
+    keep: settings.jobsKept,
+    client: record.client,
     kind,
     file: o.file,
     shownName,
@@ -53,6 +71,7 @@ export async function openFileJob(
     dryRun: o.dryRun,
     resume: o.resume,
     restart: o.restart,
+    expectJob: o.expectJob,
     identity,
     configPath: async () => (await ctx.config()).path,
     rejectsPath: o.rejects,
@@ -62,7 +81,22 @@ export async function openFileJob(
     log: ctx.log,
     now: ctx.deps.now,
   });
+  const journal = files.journal;
+  if (journal) {
+    // However the command ends before the engine closes it (a failed listing, a broken file).
+    ctx.onClose(() => journal.close(false));
+  }
   return { ...files, shownName };
+}
+
+/**
+ * The key a job runs with, for its record's fingerprint: at hand in the settings, or — in the
+ * system keychain — read again (only by a command that has an API client, which read it already).
+ */
+export async function keyOf(ctx: Context): Promise<string | undefined> {
+  const settings = await ctx.settings();
+  if (settings.apiKey !== undefined || settings.keyStorage !== 'keychain') return settings.apiKey;
+  return (await ctx.settingsWithKey()).apiKey;
 }
 
 /** The counts every file job's summary carries after its own, in the contract's order. */

@@ -25,6 +25,8 @@ export interface Profile {
   outcomes?: string;
   rate?: number;
   concurrency?: number;
+  /** Finished job records kept (the newest); unset: every one of the last 30 days. */
+  jobsKept?: number;
 }
 
 /** Letters, digits, `_` and `-` (a `.` inside), up to 64: nothing a path or an object could read otherwise. */
@@ -58,6 +60,7 @@ const CHECKS: Record<keyof Profile, (v: unknown) => string | undefined> = {
   outcomes: (v) => (typeof v === 'string' ? undefined : 'outcome names as one comma-separated string'),
   rate: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a number of requests per second above 0'),
   concurrency: (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 64 ? undefined : 'an integer from 1 to 64'),
+  jobsKept: (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? undefined : 'a whole number of finished jobs to keep, 1 or more'),
 };
 
 /** How to set a value right again, by setting. */
@@ -70,6 +73,7 @@ const FIX: Record<keyof Profile, string> = {
   outcomes: 'fix it with callctl config set outcomes a,b,c, or config unset outcomes',
   rate: 'fix it with callctl config set rate <n>, or config unset rate',
   concurrency: 'fix it with callctl config set concurrency <n>, or config unset concurrency',
+  jobsKept: 'fix it with callctl config set jobsKept <n>, or config unset jobsKept',
 };
 
 /** A value as it may be shown in a message: short, and never a key. */

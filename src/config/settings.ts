@@ -46,6 +46,8 @@ export interface Settings {
   redisUrl: string | undefined;
   /** --require-redis: without the shared budget, stop (exit 1) instead of pacing alone. */
   requireRedis: boolean;
+  /** Finished job records to keep (`config set jobsKept`); undefined: those of the last 30 days. */
+  jobsKept: number | undefined;
 }
 
 /** Where a key lives (`auth status`'s words): the system keychain, the 0600 file, or CALLCTL_API_KEY. */
@@ -99,6 +101,7 @@ export interface ExplainedSettings {
   outcomes?: Sourced<string>;
   rate?: Sourced<number>;
   concurrency?: Sourced<number>;
+  jobsKept?: Sourced<number>;
 }
 
 /** Where each setting in effect comes from: flag > environment > profile > default. */
@@ -126,6 +129,8 @@ export function explainSettings(globals: GlobalOptions, env: Env, profile: Profi
   if (outcomes) out.outcomes = outcomes;
   if (rate) out.rate = rate;
   if (concurrency) out.concurrency = concurrency;
+  const jobsKept = first<number>([profile.jobsKept, 'profile', inProfile]);
+  if (jobsKept) out.jobsKept = jobsKept;
   return out;
 }
 
@@ -148,5 +153,6 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     outcomes: profile.outcomes ? profile.outcomes.split(',').filter((o) => o !== '') : undefined,
     redisUrl: globals.redisUrl ?? envValue(env, 'CALLCTL_REDIS_URL'),
     requireRedis: globals.requireRedis === true,
+    jobsKept: typeof profile.jobsKept === 'number' && Number.isInteger(profile.jobsKept) && profile.jobsKept > 0 ? profile.jobsKept : undefined,
   };
 }

@@ -16,7 +16,7 @@ import { checkProfile, checkProfileName, isProfileName, type Profile } from './p
 
 export type { Profile };
 
-export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency', 'jobsKept'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface StoreShape {

@@ -12,6 +12,7 @@
 import { resolve } from 'node:path';
 import { eraseContact } from '../api/contacts.js';
 import { type BulkPlan, runBulk } from '../bulk/engine.js';
+import { keyOf } from '../bulk/file-job.js';
 import { checkResumable, openJob } from '../bulk/job.js';
 import { startProgress } from '../bulk/progress.js';
 import type { Context } from '../context.js';
@@ -40,6 +41,8 @@ export interface ErasureOptions {
   encoding?: EncodingName | undefined;
   /** Remove the people's rows from the files callctl wrote. */
   purgeLocal: boolean;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
 }
 
 export interface ErasureSummary {
@@ -142,7 +145,14 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     dryRun: o.from === undefined, // one typed request: nothing to resume
     resume: o.resume,
     restart: o.restart,
+    expectJob: o.expectJob,
     identity: { baseUrl: settings.baseUrl, region },
+    options: { ...(region !== undefined ? { country: region } : {}), ...(o.encoding !== undefined ? { encoding: o.encoding } : {}), receipts: receiptsPath, ...(o.purgeLocal ? { purgeLocal: true } : {}) },
+    files: { receipts: receiptsPath },
+    baseUrl: settings.baseUrl,
+    apiKey: await keyOf(ctx),
+    keep: settings.jobsKept,
+    client,
     configPath: async () => configPath,
     rejectsPath,
     header: ['request'],

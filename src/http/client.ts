@@ -12,6 +12,7 @@ import type { Deps } from '../deps.js';
 import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
+import type { AnswerSeen } from '../jobs/timeline.js';
 import { RequestLimiter, type LimiterStats } from './limiter.js';
 import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
 import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
@@ -97,6 +98,8 @@ export class ApiClient {
   private readonly random: () => number;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
+  /** Told of every attempt's answer, 429s included, and of every failed attempt (a job's timeline). */
+  private readonly observers = new Set<(a: AnswerSeen) => void>();
   private lastNotice = { line: '', at: 0 };
 
   constructor(private readonly opts: ClientOptions) {
@@ -138,6 +141,7 @@ export class ApiClient {
         if (req.signal?.aborted) throw new InterruptedError();
         const failure = transportFailure(err);
         if (!failure) throw err;
+        this.tell({ at: this.opts.now(), status: undefined });
         ambiguousBefore ||= failure.ambiguous;
         // Nothing listening on this machine (a wrong port, the sandbox not started) will not
         // change in the 11 s of back-off: say so at once. Once the server has answered, a refusal
@@ -192,6 +196,16 @@ export class ApiClient {
     this.opts.log.info(line);
   }
 
+  /** Tells `fn` the status and time of every attempt's answer (or failure); returns the way to stop. */
+  observe(fn: (a: AnswerSeen) => void): () => void {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
+  private tell(a: AnswerSeen): void {
+    for (const fn of this.observers) fn(a);
+  }
+
   /** Requests sent, 429s met and the current pace — for summaries and progress. */
   stats(): LimiterStats {
     return this.limiter.stats();
@@ -244,12 +258,14 @@ export class ApiClient {
     const now = this.opts.now();
     const headers = res.headers as HeaderBag;
     this.opts.log.debug(`← ${res.statusCode} ${req.method} ${url.pathname} (${now - started} ms)`);
+    const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
+    this.tell({ at: now, status: res.statusCode, retryAfterMs });
     return {
       status: res.statusCode,
       headers,
       body: parseBody(text),
       rateLimit: parseRateLimit(headers, now),
-      retryAfterMs: parseRetryAfter(headers['retry-after'], now),
+      retryAfterMs,
     };
   }
 

@@ -21,6 +21,7 @@ import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, normalizeHeader, parseMaps, type Target } from './mapping.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
+import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
 import { type EncodingName, openSource } from './source.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
@@ -46,6 +47,8 @@ export interface ImportOptions {
   rowsFormat?: 'csv' | 'ndjson' | undefined;
   /** An .xlsx workbook's worksheet. */
   sheet?: string;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
 }
 
 function delimiterOf(raw: string | undefined): string | undefined {
@@ -98,11 +101,17 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects } = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) });
+  const job = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) }, {
+    options: recordedOptions(o, region, ctx.deps.cwd),
+    ...(preview ? { files: { changes: changesPath } } : {}),
+    client,
+  });
+  const { journal, earlier, rejects } = job;
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
   const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
+  const undo = new UndoNotes(journal, earlier, job.abandoned);
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
   const countries = new RowCountries(mapping, region);
@@ -114,11 +123,17 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
         const match = existing.get(item.e164);
         if (match) {
           preCounts.matches += 1;
-          changes.add(row.line, match.id, changesOf(match, item.body));
-        } else preCounts.new += 1;
+          const changed = changesOf(match, item.body);
+          changes.add(row.line, match.id, changed);
+          undo.read(row, match, changed);
+        } else {
+          preCounts.new += 1;
+          undo.read(row, undefined, []);
+        }
       } else if (existing) preCounts.new += 1;
       await rowsOut?.write([item.body]);
     },
+    onAnswer: (row, item, answer) => undo.answered(row, item.body, answer),
   });
   // A dry run is bound by the CPU, most of it phone parsing: that goes to a worker thread on a
   // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not
@@ -133,6 +148,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   await rowsOut?.end();
   const s = result.counts;
   const stopping = result.interrupted;
+  job.leaveRecord({ ...(rejects.written ? { rejects: rejectsPath } : {}), ...(changes.count > 0 ? { changes: changes.path } : {}) }, dryTally(s, preCounts, changes.count));
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
 
@@ -184,7 +200,7 @@ function importPlan(
   client: ApiClient | undefined,
   mapping: Mapping,
   check: CheckOptions,
-  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void> },
+  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void>; onAnswer: (row: BulkRow, item: Item, answer: Answer) => void },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
   // costs a few megabytes, not a million strings.
@@ -209,8 +225,9 @@ function importPlan(
     },
     duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,
     accepted: (row, item) => o.onAccepted(row, item),
-    async send(item, _row, signal) {
+    async send(item, row, signal) {
       const res = await createContact(client as ApiClient, item.body, { signal });
+      o.onAnswer(row, item, res);
       return res.status === 201 ? 'created' : 'matched';
     },
     refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,

@@ -28,6 +28,8 @@ export interface WritebackOptions {
   rejects?: string;
   encoding?: EncodingName;
   delimiter?: string;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
 }
 
 type Column = 'callId' | 'outcome' | 'value' | 'currency';
@@ -94,7 +96,16 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects } = await openFileJob(ctx, source, 'writeback', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter });
+  const { journal, earlier, rejects, leaveRecord } = await openFileJob(ctx, source, 'writeback', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter }, {
+    options: {
+      ...(o.map.length > 0 ? { map: o.map } : {}),
+      ...(currency !== undefined ? { currency } : {}),
+      ...(o.encoding !== undefined ? { encoding: o.encoding } : {}),
+      ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}),
+      ...(o.rejects !== undefined ? { rejects: rejectsPath } : {}),
+    },
+    client,
+  });
 
   const cell = (cells: string[], i: number | undefined) => (i === undefined ? undefined : (cells[i] ?? '').trim());
   const plan: BulkPlan<{ callId: string; outcome: Outcome }> = {
@@ -126,6 +137,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   const c = result.counts;
+  leaveRecord(rejects.written ? { rejects: rejectsPath } : {}, { rows: c.rows, valid: c.valid, rejected: c.rejected, duplicates: c.duplicates });
   const summary: WritebackSummary = {
     file: shownName,
     rows: c.rows,

@@ -80,14 +80,15 @@ test('every row ends in exactly one count; rejects carry the reason and the line
 test('the journal records every finished row; a resumed run skips them and re-sends the failed ones', async (t) => {
   const dir = tempDir(t);
   const lines = ['a,ok', 'b,bad', 'c,500', 'd,ok'];
-  const journal = Journal.open(dir, 'job', false, {}, Date.now);
+  const header = { job: '0123456789', kind: 'test', file: '-', options: {}, files: {} };
+  const journal = Journal.open(dir, 'job', { resume: undefined, header, now: Date.now });
   const first = await runBulk(plan([]), io(dir, lines, { journal }));
   assert.equal(first.counts.failed, 1);
   const earlier = Journal.earlier(dir, 'job');
   assert.ok(earlier, 'a run with a failed row is not finished');
   assert.deepEqual([...earlier.rows], [[1, 'updated'], [2, 'rejected'], [3, 'failed'], [4, 'updated']]);
   const sent: string[] = [];
-  const again = await runBulk(plan(sent), io(dir, ['a,ok', 'b,bad', 'c,ok', 'd,ok'], { journal: Journal.open(dir, 'job', true, {}, Date.now), earlier }));
+  const again = await runBulk(plan(sent), io(dir, ['a,ok', 'b,bad', 'c,ok', 'd,ok'], { journal: Journal.open(dir, 'job', { resume: earlier, header, now: Date.now }), earlier }));
   assert.deepEqual(sent, ['c']);
   assert.equal(again.counts.skipped, 3);
   assert.equal(Journal.earlier(dir, 'job'), undefined, 'finished: nothing left to resume');

@@ -38,7 +38,7 @@ test('values: --format choices, config actions and keys, profile names, --countr
   // bash splits at "=": the answer is for the word after it.
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--format', '=', 'nd'], 'bash'), ['ndjson']);
   assert.deepEqual(await candidates(t, ['config', '']), ['get', 'set', 'unset', 'list', 'path']);
-  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency']);
+  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency', 'jobsKept']);
   assert.deepEqual(await candidates(t, ['import', 'leads.csv', '--country', 'g']), ['GA', 'GB', 'GD', 'GE', 'GF', 'GG', 'GH', 'GI', 'GL', 'GM', 'GN', 'GP', 'GQ', 'GR', 'GT', 'GU', 'GW', 'GY']);
   // Every region the phone library knows (the build writes its list in: test/cli/lazy.test.ts).
   const { getCountries } = await import('libphonenumber-js/max');

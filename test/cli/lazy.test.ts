@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 
-const HEAVY = /undici|csv-parse|csv-stringify|libphonenumber|bottleneck|ioredis|\/ora\/|cli-table3|\/conf\/|\/src\/(sandbox|http|import|phone)\//;
+const HEAVY = /undici|csv-parse|csv-stringify|libphonenumber|bottleneck|ioredis|\/ora\/|cli-table3|\/conf\/|asciichart|\/src\/(sandbox|http|import|phone|jobs)\//;
 
 /** A loaded URL, or for a bundled dist/ file every source it holds (absolute paths). */
 function sourcesOf(url: string): string[] {
@@ -37,13 +37,13 @@ async function loadedFiles(t: Parameters<typeof tempDir>[0], args: string[]): Pr
   return readFileSync(file, 'utf8').trim().split('\n');
 }
 
-for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', ''], ['__complete', 'bash', 'import', 'x.csv', '--country', 'G']]) {
+for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['jobs', '--help'], ['import', 'undo', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', ''], ['__complete', 'bash', 'import', 'x.csv', '--country', 'G']]) {
   test(`callctl ${args.join(' ')} loads no heavy module`, async (t) => {
     const urls = await loaded(t, args);
     assert.ok(urls.length > 0, 'the hook recorded the imports');
     if (args[0] !== '--version') {
       assert.ok(urls.some((u) => u.endsWith('/src/program.ts')), 'the bundle maps back to src/');
-      assert.ok(!urls.some((u) => /\/src\/commands\/[a-z]+\/(run|ls|get|add|edit|rm|outcome)\.ts$/.test(u)), 'no verb is loaded');
+      assert.ok(!urls.some((u) => /\/src\/commands\/[a-z]+\/(run|ls|get|add|edit|rm|outcome|show|resume|undo)\.ts$/.test(u)), 'no verb is loaded');
     }
     assert.deepEqual(urls.filter((u) => HEAVY.test(u)), []);
   });

@@ -147,9 +147,9 @@ test('usage errors of the smaller verbs: exit 2 and the one line docs/cli.md pro
     [['calls', 'ls', '--until', 'soon'], 'callctl: --until soon is not a date (use 2026-10-01 or an ISO 8601 time such as 2026-10-01T09:00:00Z)'],
     [['calls', 'get'], "callctl: missing required argument 'callId' (see callctl calls get --help)"],
     [['calls', 'summary', '--by'], "callctl: option '--by <field>' argument missing (see callctl calls summary --help)"],
-    [['config', 'get', 'colour'], 'callctl: unknown setting "colour" (one of baseUrl, country, currency, outcomes, rate, concurrency, apiKey)'],
+    [['config', 'get', 'colour'], 'callctl: unknown setting "colour" (one of baseUrl, country, currency, outcomes, rate, concurrency, jobsKept, apiKey)'],
     [['config', 'set', 'country'], 'callctl: config set country needs a value'],
-    [['config', 'unset'], 'callctl: which setting? (one of baseUrl, country, currency, outcomes, rate, concurrency, apiKey)'],
+    [['config', 'unset'], 'callctl: which setting? (one of baseUrl, country, currency, outcomes, rate, concurrency, jobsKept, apiKey)'],
     [['config', 'list', '--format', 'csv'], 'callctl: --format csv does not apply to callctl config list: it prints settings as key=value lines, or JSON with --json (use --format table or --format json, or leave it out)'],
     [['config', 'path', '--json'], 'callctl: --format json does not apply to callctl config path: it prints a path (leave it out)'],
   ];

@@ -3,7 +3,7 @@
 // --dry-run --format csv shows the rows as sent, the rejects file comes back as the source was
 // (Windows-1252, semicolons, line numbers) and re-imports, progress is printed off a terminal,
 // summaries add up after Ctrl-C, a header-only file says so, -q still reports rejects, and
-// finished journals are pruned.
+// finished job records are pruned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -128,7 +128,7 @@ test('a header-only file: exit 0 and a warning; -q still says in one line that r
   assert.match(q.stderr, /1 rejected, 0 duplicates, 0 failed of 2 rows/);
 });
 
-test('finished journals are pruned on start: the 20 newest kept, none older than 30 days', async (t) => {
+test('finished job records are kept 30 days — or the jobsKept newest — and unfinished ones always', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });
   const dir = tempDir(t);
   const config = tempDir(t);
@@ -138,10 +138,21 @@ test('finished journals are pruned on start: the 20 newest kept, none older than
   for (let i = 0; i < 25; i++) writeFileSync(join(journals, `j${i}.done-${now - i * 1000}.jsonl`), '{}\n');
   writeFileSync(join(journals, `old.done-${now - 40 * 24 * 3600 * 1000}.jsonl`), '{}\n');
   writeFileSync(join(journals, 'unfinished.jsonl'), '{"r":1,"s":"failed"}\n');
-  const r = await runCli(['import', writeLeads(dir, 3)], { env: envFor(sb, t, { CALLCTL_CONFIG_DIR: config }) });
+  const env = envFor(sb, t, { CALLCTL_CONFIG_DIR: config });
+  const r = await runCli(['import', writeLeads(dir, 3)], { env });
   assert.equal(r.code, 0, r.stderr);
-  const left = readdirSync(journals);
-  assert.ok(!left.some((n) => n.startsWith('old.')), 'the 40-day-old journal is gone');
-  assert.equal(left.filter((n) => n.includes('.done-')).length, 21, 'twenty kept before this run, and this run\'s');
+  let left = readdirSync(journals);
+  assert.ok(!left.some((n) => n.startsWith('old.')), 'the 40-day-old record is gone');
+  assert.equal(left.filter((n) => n.includes('.done-')).length, 26, 'every one of the last 30 days kept, and this run\'s');
   assert.ok(left.includes('unfinished.jsonl'), 'an unfinished journal is never pruned');
+
+  assert.equal((await runCli(['config', 'set', 'jobsKept', '5'], { env })).code, 0);
+  const again = await runCli(['import', writeLeads(dir, 4)], { env });
+  assert.equal(again.code, 0, again.stderr);
+  left = readdirSync(journals);
+  const done = left.filter((n) => n.includes('.done-'));
+  assert.equal(done.length, 5, `jobsKept 5: the five newest, this run's among them (${done.join(', ')})`);
+  assert.deepEqual(done.filter((n) => n.startsWith('j')).map((n) => n.split('.')[0]).sort(), ['j0', 'j1', 'j2'], 'the oldest went first');
+  assert.ok(left.includes('unfinished.jsonl'), 'an unfinished journal is never pruned');
+  assert.equal((await runCli(['config', 'set', 'jobsKept', '0'], { env })).code, 2, 'jobsKept must be 1 or more');
 });

@@ -101,8 +101,10 @@ export async function candidates(program: Command, shell: string, input: string[
   }
   if (cur.startsWith('-')) return filter(flags(cmd), cur);
 
-  // A verb's aliases (`list` for `ls`, commands/aliases.ts) are offered beside its name.
-  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).flatMap((c) => [c.name(), ...c.aliases()].map((value) => ({ value, description: c.description() }))) : [];
+  // A verb's aliases (`list` for `ls`, commands/aliases.ts) are offered beside its name. A command
+  // that takes a file of its own (`import <file>`) offers no subcommand (`undo`): the shell's file
+  // names would be hidden behind it.
+  const subs = positionals.length === 0 && cmd.registeredArguments.length === 0 ? cmd.createHelp().visibleCommands(cmd).flatMap((c) => [c.name(), ...c.aliases()].map((value) => ({ value, description: c.description() }))) : [];
   return filter([...subs, ...(await positionalValues(cmd, positionals, env))], cur);
 }
 
@@ -165,7 +167,19 @@ async function positionalValues(cmd: Command, positionals: string[], env: Env): 
   }
   if (cmd.name() === 'config' && positionals.length === 2 && positionals[0] === 'set' && positionals[1] === 'country') return regions();
   if (arg?.argChoices?.length) return arg.argChoices.map((value) => ({ value }));
+  if (arg?.name() === 'job' && positionals.length === 0) return jobIds(env);
   return [];
+}
+
+/** The ids of the jobs in the records, newest first, each described by its kind, file and state. */
+async function jobIds(env: Env): Promise<Candidate[]> {
+  try {
+    const { readJobs } = await import('../../jobs/records.js');
+    const { journalsDir } = await import('../../bulk/job.js');
+    return readJobs(journalsDir((await ConfigStore.open(env)).path)).map((j) => ({ value: j.id, description: `${j.kind} of ${j.file === '-' ? 'stdin' : j.file} (${j.state})` }));
+  } catch {
+    return [];
+  }
 }
 
 /** Profile names in the config file, and "default" (ConfigStore reads it as plain JSON). */
