@@ -20,7 +20,7 @@ function leads(n: number, from = 0): string {
   return `${rows.join('\n')}\n`;
 }
 
-test('a FIFO with a writer process is imported as a stream: every row once, no journal, --resume refused before reading', async (t) => {
+test('a FIFO with a writer process is imported as a stream: every row once, a record but no --resume, --resume refused before reading', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });
   const dir = tempDir(t);
   const env = envFor(sb, t);
@@ -32,7 +32,7 @@ test('a FIFO with a writer process is imported as a stream: every row once, no j
   const r = await runCli(['import', fifo, '--json'], { env, cwd: dir, timeoutMs: 30_000 });
   assert.deepEqual(await writer, [0, null]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /reading .*leads\.fifo as a stream: no journal is kept/);
+  assert.match(r.stderr, /reading .*leads\.fifo as a stream: kept for the record, but it cannot be resumed \(--resume needs a regular file\)/);
   assert.doesNotMatch(r.stderr, /ESPIPE|seek/);
   assert.equal(JSON.parse(r.stdout).created, 120);
   assertEachOnce(sb.contacts().map((c) => c.phone), 120);
