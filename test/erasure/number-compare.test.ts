@@ -24,6 +24,19 @@ const READINGS: Array<[string, string | undefined]> = [
   ['06 1234 5678', undefined],
   ['+999 123 456 789', undefined],
   ['+999123456789', undefined],
+  // Readings beside the first (an impossible national number, several numbers), dialling prefixes, extensions.
+  ['+52 1 55 1234 5678', undefined],
+  ['+52 55 1234 5678', undefined],
+  ['044 55 1234 5678', undefined],
+  ['+54 9 11 1234 5678', undefined],
+  ['+54 11 1234 5678', undefined],
+  ['0044 7700 900123', 'US'],
+  ['1-286-555-0123', 'GB'],
+  ['+44 7700 900555 / +44 20 7946 0958', undefined],
+  ['020 7946 0958', undefined],
+  ['+44 20 7946 0000 x12', undefined],
+  ['+44 20 7946 0000 ext. 34', undefined],
+  ['+44 20 7946 0000', undefined],
 ];
 
 const key = ([text, region]: [string, string | undefined]) => numberKey(text, region) as NumberKey;
@@ -47,6 +60,13 @@ test('which readings are one number', () => {
   assert.ok(!same(10, 13), 'read with GB, it is a GB number');
   assert.ok(same(14, 15), 'an Italian number keeps its leading 0');
   assert.ok(same(16, 17), 'an unknown country code: the digits');
+  assert.ok(same(18, 19) && same(19, 20), "Mexico's old mobile 1 and 044 reach the same line");
+  assert.ok(same(21, 22), "Argentina's mobile 9");
+  assert.ok(same(0, 23), '0044 cannot be a US number: read without the region');
+  assert.ok(same(10, 24), '1 286 555 0123 cannot be a GB number: read without the region');
+  assert.ok(same(25, 26), 'a field with two numbers is each of them');
+  assert.ok(!same(27, 28), 'different extensions are different lines');
+  assert.ok(same(27, 29) && same(28, 29), 'an extension on one side only is ignored');
 });
 
 test('the index finds exactly what sameNumber calls equal', () => {
