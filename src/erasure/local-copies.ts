@@ -8,6 +8,7 @@
  * (csv-exact.ts), and the receipt names the file.
  */
 import { dirname, join } from 'node:path';
+import { emailKey } from './people.js';
 import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
 import { filesJobsWrote } from './local-files.js';
@@ -58,7 +59,7 @@ class PeopleMatcher {
   constructor(people: Person[]) {
     for (const person of people) {
       for (const key of person.numbers) push(this.byTail, key.national.slice(-TAIL), { person, key });
-      for (const email of person.emails) push(this.byEmail, email.trim().toLowerCase(), person);
+      for (const email of person.emails) push(this.byEmail, emailKey(email), person);
       for (const id of person.ids) push(this.byId, id, person);
     }
   }
@@ -68,7 +69,7 @@ class PeopleMatcher {
     const out = new Set<Person>();
     cells.forEach((cell, i) => {
       if (idColumns.has(i)) for (const p of this.byId.get(cell.trim()) ?? []) out.add(p);
-      if (cell.includes('@')) for (const m of cell.matchAll(EMAIL_LIKE)) for (const p of this.byEmail.get(m[0].toLowerCase().replace(/\.+$/, '')) ?? []) out.add(p);
+      if (cell.includes('@')) for (const m of cell.matchAll(EMAIL_LIKE)) for (const p of this.byEmail.get(emailKey(m[0].replace(/\.+$/, ''))) ?? []) out.add(p);
       const scientific = expandScientific(cell.trim());
       const texts = scientific && 'digits' in scientific ? [scientific.digits] : [...cell.matchAll(PHONE_LIKE)].map((m) => m[0]);
       for (const text of texts) {

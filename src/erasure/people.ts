@@ -27,9 +27,10 @@ export interface StoredContact {
 export function storedContact(raw: unknown, region: string | undefined): StoredContact | undefined {
   const c = (raw ?? {}) as Record<string, unknown>;
   if (typeof c.id !== 'string' && typeof c.id !== 'number') return undefined;
-  const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : undefined;
+  // Field types are not documented: a phone the service returns as a JSON number is still a phone.
+  const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
   const read = phone ? toE164(phone, region) : undefined;
-  const email = typeof c.email === 'string' && c.email.trim() !== '' ? c.email.trim().toLowerCase() : undefined;
+  const email = typeof c.email === 'string' && c.email.trim() !== '' ? emailKey(c.email) : undefined;
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
   // Read by its digits only when asked (finding a person): an import's preview needs only e164.
   let number: NumberKey | undefined | null = null;
@@ -44,6 +45,14 @@ export function storedContact(raw: unknown, region: string | undefined): StoredC
     email,
     name,
   };
+}
+
+/**
+ * An e-mail as compared: without surrounding spaces, in one Unicode form (`ë` typed as one
+ * character or as `e` and a combining mark is one letter), without case.
+ */
+export function emailKey(email: string): string {
+  return email.trim().normalize('NFC').toLowerCase();
 }
 
 /** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */
@@ -110,7 +119,7 @@ export class PeopleIndex {
   }
 
   email(address: string): StoredContact[] {
-    return this.byEmail.get(address.trim().toLowerCase()) ?? [];
+    return this.byEmail.get(emailKey(address)) ?? [];
   }
 
   id(id: string): StoredContact | undefined {

@@ -15,7 +15,7 @@ export function phoneOf(text: string, line: number | undefined, region: string |
   throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
 }
 
-type Asked = { line: number; text: string; number?: NumberKey | undefined };
+type Asked = { line: number; text: string; numbers?: NumberKey[] | undefined };
 
 /**
  * The one line each that says how phones were read: numbers libphonenumber calls invalid are
@@ -30,10 +30,10 @@ export function phoneNotes(requests: Asked[], region: string | undefined, typed:
   };
   const single = typed && requests.length === 1;
   const notes: string[] = [];
-  const invalid = requests.filter((r) => r.number && r.number.e164 !== undefined && !r.number.valid);
-  const national = requests.filter((r) => r.number && r.number.e164 === undefined);
+  const invalid = requests.filter((r) => r.numbers?.some((n) => n.e164 !== undefined && !n.valid));
+  const national = requests.filter((r) => r.numbers?.some((n) => n.e164 === undefined));
   if (invalid.length > 0) {
-    const n = invalid[0]?.number as NumberKey;
+    const n = invalid[0]?.numbers?.find((k) => k.e164 !== undefined && !k.valid) as NumberKey;
     const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
     const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
     notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);

@@ -31,8 +31,8 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
       if (!found.some((f) => f.id === c.id)) found.push(c);
     };
     if (request.id !== undefined) add(index?.id(request.id) ?? { id: request.id });
-    if (request.number && index) for (const c of index.phone(request.number)) add(c);
-    if (request.email !== undefined && index) for (const c of index.email(request.email)) add(c);
+    if (index) for (const number of request.numbers ?? []) for (const c of index.phone(number)) add(c);
+    if (index) for (const email of request.emails ?? []) for (const c of index.email(email)) add(c);
     return { request, contacts: found };
   });
 }
@@ -41,8 +41,8 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
 export function peopleOf(resolutions: Resolution[]): Array<Person> {
   return resolutions.map(({ request, contacts }) => ({
     request: request.line,
-    numbers: [request.number, ...contacts.map((c) => c.number)].filter((n): n is NumberKey => n !== undefined),
-    emails: [request.email, ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
+    numbers: [...(request.numbers ?? []), ...contacts.map((c) => c.number)].filter((n): n is NumberKey => n !== undefined),
+    emails: [...(request.emails ?? []), ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
     ids: contacts.map((c) => c.id),
   }));
 }
@@ -90,7 +90,7 @@ export async function printPreview(ctx: Context, rows: PreviewRow[], format: 'ta
 
 /** The one listing, when a request needs it (a phone, an e-mail) or the people's own copies are searched. */
 export async function listingFor(ctx: Context, client: ApiClient, requests: ErasureRequest[], region: string | undefined, force: boolean): Promise<PeopleIndex | undefined> {
-  if (!force && !requests.some((r) => r.number !== undefined || r.email !== undefined)) return undefined;
+  if (!force && !requests.some((r) => (r.numbers?.length ?? 0) > 0 || (r.emails?.length ?? 0) > 0)) return undefined;
   const index = await PeopleIndex.load(client, region);
   ctx.log.info(`read ${index.listed} contacts to find the people requested`);
   return index;

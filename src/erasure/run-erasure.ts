@@ -164,7 +164,31 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
 
   const counts = { contacts: 0, erased: 0, notFound: 0 };
   const at = () => new Date(ctx.deps.now()).toISOString();
-  const receipt = (request: ErasureRequest, id?: string) => receipts.add(id === undefined ? { request: request.line, found: 0 } : { request: request.line, id, erased: true, at: at() });
+  const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => receipts.add(erased === undefined ? { request: request.line, found: 0 } : { request: request.line, id: erased.id, erased: true, at: erased.at });
+  // One DELETE per contact, however many lines of the file find it (a person who wrote twice, by
+  // phone and by e-mail): every such line gets the receipt of that erasure, none a "found 0". The
+  // time it was erased, or undefined when it was already gone on the first try (404).
+  const erasing = new Map<string, Promise<string | undefined>>();
+  const eraseOnce = (id: string, signal: AbortSignal | undefined): Promise<string | undefined> => {
+    let attempt = erasing.get(id);
+    if (attempt !== undefined) return attempt;
+    counts.contacts += 1;
+    attempt = (async () => {
+      try {
+        await eraseContact(client, id, signal);
+      } catch (err) {
+        // A DELETE re-sent after a lost answer meets 404 when the first attempt went through.
+        if (!(err instanceof ApiError) || err.status !== 404) throw err;
+        if (err.attempts <= 1) return undefined;
+      }
+      counts.erased += 1;
+      return at();
+    })();
+    erasing.set(id, attempt);
+    // A failed DELETE may be tried again by a later line (or --resume).
+    attempt.catch(() => erasing.delete(id));
+    return attempt;
+  };
   const byRow = new Map(resolutions.map((r, i) => [i + 1, r]));
   const plan: BulkPlan<Resolution> = {
     check(row) {
@@ -179,21 +203,11 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     async send(r, _row, signal) {
       let erased = 0;
       for (const c of r.contacts) {
-        counts.contacts += 1;
-        try {
-          await eraseContact(client, c.id, signal);
-          erased += 1;
-          receipt(r.request, c.id);
-        } catch (err) {
-          // A DELETE re-sent after a lost answer meets 404 when the first attempt went through.
-          if (!(err instanceof ApiError) || err.status !== 404) throw err;
-          if (err.attempts > 1) {
-            erased += 1;
-            receipt(r.request, c.id);
-          }
-        }
+        const when = await eraseOnce(c.id, signal);
+        if (when === undefined) continue;
+        erased += 1;
+        receipt(r.request, { id: c.id, at: when });
       }
-      counts.erased += erased;
       if (erased === 0) {
         counts.notFound += 1;
         receipt(r.request);
@@ -244,7 +258,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     ...(c.unfinished > 0 ? { unfinished: c.unfinished } : {}),
     ...copiesOf(search?.copies ?? []),
   };
-  const asked = requests[0]?.number ? `phone ${requests[0].text}` : `e-mail ${requests[0]?.text ?? ''}`;
+  const asked = requests[0]?.numbers?.length ? `phone ${requests[0].text}` : `e-mail ${requests[0]?.text ?? ''}`;
   const lines = [
     `${result.interrupted ? 'interrupted erasure of' : 'erasure of'} ${shownName ?? `the contacts with ${asked}`}: ${c.rows} request${c.rows === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
     `  erased      ${summary.erased} contact${summary.erased === 1 ? '' : 's'}, with their calls and recordings`,

@@ -79,6 +79,11 @@ const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 
 const LOOKUP = new Map<string, Target>();
 for (const [target, names] of Object.entries(ALIASES) as Array<[Target, string[]]>) for (const n of names) LOOKUP.set(normalizeHeader(n), target);
 
+/** The field a header names by the aliases above (undefined: none): how erasure requests find their columns. */
+export function fieldOfHeader(header: string): Target | undefined {
+  return LOOKUP.get(normalizeHeader(header));
+}
+
 /** The address fields, which come from one block of columns at a time. */
 export type AddressField = 'address' | 'city' | 'state' | 'zipCode';
 const ADDRESS_FIELDS = new Set<string>(['address', 'city', 'state', 'zipCode']);

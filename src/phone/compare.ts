@@ -75,6 +75,19 @@ export function digitCount(text: string): number {
 /** What separates the numbers of a text that holds several. */
 const SEVERAL = /\s*[/,;|]\s*|\s+(?:or|and)\s+/i;
 
+/**
+ * Whether a text is written as a phone number (or several): only what numbers are written with
+ * once Excel's wrapping and an extension are taken off, and at least six digits.
+ */
+export function writtenAsNumber(text: string): boolean {
+  const ascii = asciiDigits(text.trim());
+  if (digitCount(ascii) < MIN_DIGITS) return false;
+  return ascii.split(SEVERAL).every((part) => {
+    const prepared = preparePhone(part, undefined);
+    return 'lost' in prepared || /^[+\d\s()./-]*$/.test(prepared.text);
+  });
+}
+
 /** Every reading of a key: itself and its others. */
 const readingsOf = (key: NumberKey): NumberKey[] => (key.others.length === 0 ? [key] : [key, ...key.others]);
 

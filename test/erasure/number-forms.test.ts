@@ -5,8 +5,9 @@
 // extensions, so that erasing one does not erase the other.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
+import { scriptedServer } from '../helpers/scripted-server.js';
 
 const STORED = {
   mxOld: '+52 1 55 1234 5678',
@@ -72,4 +73,16 @@ test('rm --phone with an extension erases that person, not the others at the sam
   const left = sb.contacts().map((c) => c.id);
   assert.ok(!left.includes(ids.alice), 'Alice is erased');
   assert.ok(left.includes(ids.bob), 'Bob, another extension of the same number, stays');
+});
+
+test('a phone the service returns as a JSON number is found (field types are not documented)', async (t) => {
+  const contacts = [{ id: 'c1', firstName: 'Numeric', phone: 447700900123 }, { id: 'c2', firstName: 'Other', phone: 447700900999 }];
+  const server = await scriptedServer(t, (_hit, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: contacts, pagination: { page: 1, limit: 100, total: 2, totalPages: 1 } }));
+  });
+  const env = { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: `sk_live_${'n'.repeat(24)}`, CALLCTL_CONFIG_DIR: tempDir(t) };
+  const r = await runCli(['contacts', 'find', '--phone', '+44 7700 900123', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(idsOf(r.stdout), ['c1']);
 });

@@ -36,15 +36,17 @@ async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): P
   let request;
   try {
     request = requestOf(o.contact, 1, region);
+    if (request.emails !== undefined) request = requestOf(o.contact, 1, region, 'id');
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     throw new UsageError(`--contact ${o.contact}: ${err.message.replace(/^line 1: /, '')}`, 'give a contact id, or the phone in international format (+44…) or with --country');
   }
-  if (request.number === undefined) return new Set([request.id as string]);
+  const number = request.numbers?.[0];
+  if (number === undefined) return new Set([request.id as string]);
   const { PeopleIndex } = await import('../../erasure/people.js');
   const people = await PeopleIndex.load(client, region);
-  const ids = people.phone(request.number).map((c) => c.id);
-  ctx.log.info(`${request.number.e164 ?? request.text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
+  const ids = people.phone(number).map((c) => c.id);
+  ctx.log.info(`${number.e164 ?? request.text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
   return new Set(ids);
 }
 

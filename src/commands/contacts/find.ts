@@ -9,7 +9,7 @@
 import { CONTACT_CSV, CONTACT_TABLE } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { everyContact, nameMatcher, type StoredContact } from '../../erasure/people.js';
+import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../erasure/people.js';
 import { phoneNotes, phoneOf } from '../../erasure/phones.js';
 import { createListWriter } from '../../output/writers.js';
 import { sameNumber } from '../../phone/compare.js';
@@ -22,12 +22,12 @@ type Test = { test: (stored: StoredContact, raw: unknown) => boolean; what: stri
 function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
   if (o.by === 'phone') {
     const wanted = phoneOf(o.phone, undefined, region);
-    for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), number: wanted }], region, true)) ctx.log.warn(note);
+    for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), numbers: [wanted] }], region, true)) ctx.log.warn(note);
     return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.e164 ?? o.phone.trim()}` };
   }
   if (o.by === 'email') {
     // Checked after the region: with a bad --country as well, the region's error is the one shown.
-    const wanted = o.email.trim().toLowerCase();
+    const wanted = emailKey(o.email);
     if (wanted === '') throw new UsageError('--email is empty');
     return { test: (s) => s.email === wanted, what: `with e-mail ${wanted}` };
   }
