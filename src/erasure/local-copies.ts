@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { emailKey } from './people.js';
 import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
-import { filesJobsWrote } from './local-files.js';
+import { filesJobsWrote, type OwnFile } from './local-files.js';
 import { normalizeHeader } from '../import/mapping.js';
 import type { Logger } from '../output/log.js';
 import { expandScientific } from '../phone/e164.js';
@@ -39,11 +39,11 @@ export interface LocalSearch {
   searched: number;
   copies: LocalCopy[];
   /** Files that could not be read exactly (never rewritten) or not rewritten: named for a person to check. */
-  problems: Array<{ file: string; reason: string }>;
+  problems: Array<{ file: string; reason: string; hint?: string }>;
 }
 
 /** The files to search: those the journals beside the config file know. */
-export function ownCopyFiles(configPath: string): string[] {
+export function ownCopyFiles(configPath: string): OwnFile[] {
   return filesJobsWrote(join(dirname(configPath), 'journals'));
 }
 
@@ -71,7 +71,7 @@ class PeopleMatcher {
       if (idColumns.has(i)) for (const p of this.byId.get(cell.trim()) ?? []) out.add(p);
       if (cell.includes('@')) for (const m of cell.matchAll(EMAIL_LIKE)) for (const p of this.byEmail.get(emailKey(m[0].replace(/\.+$/, ''))) ?? []) out.add(p);
       const scientific = expandScientific(cell.trim());
-      const texts = scientific && 'digits' in scientific ? [scientific.digits] : [...cell.matchAll(PHONE_LIKE)].map((m) => m[0]);
+      const texts = scientific && 'digits' in scientific ? [scientific.digits] : [...cell.matchAll(PHONE_LIKE)].flatMap((m) => numberTexts(m[0]));
       for (const text of texts) {
         const digits = text.replace(/\D/g, '');
         if (digits.length < TAIL) continue;
@@ -85,16 +85,38 @@ class PeopleMatcher {
   }
 }
 
+/** Most digit groups of one run whose parts are tried (a run longer than this is read whole). */
+const MAX_GROUPS = 24;
+
+/**
+ * The numbers a run of phone characters may hold: the run, and — when it cannot be one number
+ * with its country code (no `+`, or more digits than E.164 allows) — each part of it that starts
+ * where the run does or as a number is written (`+`, `(` or `0`), and ends at a group's end: a
+ * phone after a date or a count in a note (`called 2024-01-05 07700 900123`), two numbers.
+ */
+function numberTexts(run: string): string[] {
+  const digits = run.replace(/\D/g, '').length;
+  if (run.startsWith('+') && digits <= 15) return [run];
+  const groups = [...run.matchAll(/[+(]?\d+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  if (groups.length < 2 || groups.length > MAX_GROUPS) return [run];
+  const out = new Set([run]);
+  groups.forEach((from, i) => {
+    if (i > 0 && !/^[+(0]/.test(run.slice(from.start))) return;
+    for (const to of groups.slice(i)) out.add(run.slice(from.start, to.end));
+  });
+  return [...out];
+}
+
 /**
  * Searches `files` for the people; with `purge`, rewrites each file that holds some without their
  * rows, and calls `cleaned` once it is renamed in place (for its receipt). A file that cannot be
- * read exactly is never rewritten.
+ * read exactly is never rewritten, nor one a job that has not finished writes (local-files.ts).
  */
-export function searchLocalCopies(files: string[], people: Person[], purge: boolean, cleaned: (copy: LocalCopy) => void = () => undefined): LocalSearch {
+export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boolean, cleaned: (copy: LocalCopy) => void = () => undefined): LocalSearch {
   const result: LocalSearch = { searched: 0, copies: [], problems: [] };
   if (people.length === 0) return result;
   const matcher = new PeopleMatcher(people);
-  for (const path of files) {
+  for (const { path, finished } of files) {
     const file = readExactCsv(path);
     result.searched += 1;
     if ('unreadable' in file) {
@@ -106,6 +128,10 @@ export function searchLocalCopies(files: string[], people: Person[], purge: bool
     const copy: LocalCopy = { file: path, rows: drop.size, requests: [...requests].sort((a, b) => a - b), purged: false };
     result.copies.push(copy);
     if (!purge) continue;
+    if (!finished) {
+      result.problems.push({ file: path, reason: 'could not be cleaned: the job that writes it has not finished (rewritten under a running job, the rows it writes next would be lost)', hint: 'finish or resume that job, then run the erasure again with --purge-local, or clean it by hand' });
+      continue;
+    }
     try {
       rewriteWithout(file, drop);
     } catch (err) {
@@ -145,7 +171,7 @@ export function reportLocalCopies(log: Logger, search: LocalSearch, o: { purge: 
     if (!o.purge) log.info('  add --purge-local to remove those rows (every other row stays as it is)');
     else if (o.dryRun) log.info('  --purge-local will remove those rows with the erasure (every other row stays as it is)');
   }
-  for (const p of search.problems) log.warn(`${p.file}: ${p.reason.startsWith('could not') ? p.reason : `could not be searched (${p.reason})`}: check it by hand`);
+  for (const p of search.problems) log.warn(`${p.file}: ${p.reason.startsWith('could not') ? p.reason : `could not be searched (${p.reason})`}: ${p.hint ?? 'check it by hand'}`);
 }
 
 function push<V>(map: Map<string, V[]>, key: string, value: V): void {

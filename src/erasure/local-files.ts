@@ -42,15 +42,29 @@ const isFile = (path: string) => {
   }
 };
 
+/**
+ * A file a job wrote, and whether every job that writes it has finished (its journal renamed
+ * `.done-…`). A file of an unfinished job may be open in a running one, which keeps writing to it
+ * and renames it into place at its end: rewritten under it, every row it writes afterwards would
+ * be lost. So such a file is searched but never rewritten.
+ */
+export interface OwnFile {
+  path: string;
+  finished: boolean;
+}
+
+const DONE = /\.done-\d+\.jsonl$/;
+
 /** Every existing file the journals in `journalsDir` say a job wrote (absolute paths, sorted). */
-export function filesJobsWrote(journalsDir: string): string[] {
+export function filesJobsWrote(journalsDir: string): OwnFile[] {
   let names: string[];
   try {
     names = readdirSync(journalsDir).filter((n) => n.endsWith('.jsonl'));
   } catch {
     return [];
   }
-  const found = new Set<string>();
+  const finished = new Map<string, boolean>();
+  const found = (path: string, done: boolean) => finished.set(path, (finished.get(path) ?? true) && done);
   for (const name of names) {
     const line = firstLine(join(journalsDir, name));
     let header: { file?: unknown; files?: unknown };
@@ -59,17 +73,22 @@ export function filesJobsWrote(journalsDir: string): string[] {
     } catch {
       continue;
     }
+    const done = DONE.test(name);
     if (typeof header.file === 'string' && header.file !== '-' && isAbsolute(header.file)) {
-      found.add(`${header.file}.rejects.csv`);
-      found.add(`${header.file}.changes.csv`);
+      found(`${header.file}.rejects.csv`, done);
+      found(`${header.file}.changes.csv`, done);
     }
     if (header.files && typeof header.files === 'object') {
       for (const [kind, value] of Object.entries(header.files as Record<string, unknown>)) {
         if (!KINDS.has(kind)) continue;
-        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found.add(path);
+        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found(path, done);
       }
     }
   }
-  // A run that crashed leaves its file under `.partial` (output/files.ts) until it is resumed.
-  return [...found].flatMap((p) => [p, `${p}.partial`]).filter(isFile).sort();
+  // A run that crashed leaves its file under `.partial` (output/files.ts) until it is resumed: that
+  // one is being written, or will be appended to.
+  return [...finished]
+    .flatMap(([path, done]) => [{ path, finished: done }, { path: `${path}.partial`, finished: false }])
+    .filter((f) => isFile(f.path))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

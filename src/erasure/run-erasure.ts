@@ -238,7 +238,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:
     // --resume comes back here). This erasure's own refusals file is not one of them.
     if (result.fatal === undefined && !result.interrupted) {
-      search = searchLocalCopies(files.filter((f) => f !== refusalsPath), peopleOf(resolutions), o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() }));
+      search = searchLocalCopies(files.filter((f) => f.path !== refusalsPath && f.path !== `${refusalsPath}.partial`), peopleOf(resolutions), o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() }));
     }
   } finally {
     receipts.close();
