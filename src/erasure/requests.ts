@@ -68,7 +68,7 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
         throw new UsageError(`no id, phone or e-mail column among: ${source.header.join(', ')}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
-      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
+      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region));
       for await (const row of source.rows) {
         if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();

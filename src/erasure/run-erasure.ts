@@ -108,7 +108,9 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   if (o.dryRun || !o.confirm) {
     const preview = await previewErasure(client, resolutions, index !== undefined);
     const erasable = preview.filter((p) => p.contact !== undefined);
-    const what = `${erasable.length} contact${erasable.length === 1 ? '' : 's'} for ${requests.length} request${requests.length === 1 ? '' : 's'}`;
+    // A contact several requests find is one contact erased once, as the real run counts it.
+    const distinct = new Set(erasable.map((p) => p.contact?.id)).size;
+    const what = `${distinct} contact${distinct === 1 ? '' : 's'} for ${requests.length} request${requests.length === 1 ? '' : 's'}`;
     if (!o.dryRun) {
       await printPreview(ctx, preview, 'table');
       throw new UsageError(`this would erase ${what}, with all their calls and recordings, irreversibly; nothing was sent`, 'add --confirm to erase them (or --dry-run to check without this error)');
@@ -117,7 +119,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     const summary: ErasureSummary = {
       file: shownName,
       requests: requests.length,
-      contacts: erasable.length,
+      contacts: distinct,
       erased: 0,
       notFound: new Set(preview.filter((p) => !p.contact).map((p) => p.request.line)).size,
       failed: 0,

@@ -35,6 +35,8 @@ export interface Row {
 
 export interface Source {
   header: string[];
+  /** The line the header row ends on (1-based; blank lines before it are not it): a CSV's. */
+  headerLine?: number;
   delimiter: string;
   encoding: EncodingName;
   rows: AsyncGenerator<Row>;
@@ -278,7 +280,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     text.destroy();
     close();
   };
-  return { header, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close: closeAll, notes };
+  return { header, headerLine: first.value.info.lines, delimiter, encoding: decode.encoding, rows: rows(), bytesRead: () => Math.min(consumed, counter.n), size, close: closeAll, notes };
 }
 
 /** What a parse error says, in the operator's words. */

@@ -2,7 +2,8 @@
 // (headers named as the import knows them), bare lines that are e-mails or phones written with an
 // extension or two numbers, files in Windows-1252 or UTF-16 — each finds every record of the person.
 // A person asked for on several lines is erased once and every line's receipt says so (none says
-// "found 0", which would tell the person there was no record of them).
+// "found 0", which would tell the person there was no record of them), and each receipt names
+// the line of the file the request is on, blank lines before it counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -82,7 +83,10 @@ test('a person asked for on several lines is erased once, and every line gets th
   const intl = await contact(sb, { firstName: 'Dup', phone: '+44 7400 111222', email: 'dup@example.com' });
   const national = await contact(sb, { firstName: 'Dup', phone: '07400 111222' });
   const file = join(dir, 'twice.txt');
-  writeFileSync(file, '+44 7400 111222\n07400 111222\ndup@example.com\n+44 7400 111222\n');
+  writeFileSync(file, '\n+44 7400 111222\n07400 111222\ndup@example.com\n+44 7400 111222\n');
+  const dry = await runCli(['contacts', 'rm', '--from', file, '--country', 'GB', '--dry-run', '--json'], { env });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.equal(JSON.parse(dry.stdout).contacts, 2, 'the dry run counts contacts as the real run does');
   const r = await runCli(['contacts', 'rm', '--from', file, '--country', 'GB', '--confirm', '--json'], { env });
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
@@ -90,8 +94,9 @@ test('a person asked for on several lines is erased once, and every line gets th
   const receipts = receiptsOf(`${file}.erasures.jsonl`);
   assert.ok(!receipts.some((x) => x.found === 0), JSON.stringify(receipts));
   const byLine = (line: number) => receipts.filter((x) => x.request === line).map((x) => x.id).sort();
-  for (const line of [1, 2, 4]) assert.deepEqual(byLine(line), [intl, national].sort(), `line ${line}`);
-  assert.deepEqual(byLine(3), [intl]);
+  // Line numbers are the file's: its first line is blank.
+  for (const line of [2, 3, 5]) assert.deepEqual(byLine(line), [intl, national].sort(), `line ${line}`);
+  assert.deepEqual(byLine(4), [intl]);
   const at = new Map(receipts.map((x) => [x.id, x.at]));
   for (const x of receipts) assert.equal(x.at, at.get(x.id), 'the time the contact was erased');
 });
