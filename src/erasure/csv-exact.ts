@@ -9,7 +9,7 @@
  * csv-parse counts each record's end in the bytes of the text it parsed; for an encoding other than
  * UTF-8 the text is handed over as UTF-8 and each end is mapped back to the file's bytes.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { TextDecoder } from 'node:util';
@@ -29,6 +29,8 @@ export interface CsvRecord {
 export interface ExactCsv {
   path: string;
   bytes: Buffer;
+  /** The file as it was read: a file changed since (a job appending to it) is not rewritten. */
+  stat: Stats;
   encoding: FileEncoding;
   delimiter: string;
   /** The first record is the header. */
@@ -40,7 +42,9 @@ const BOM_LENGTH: Record<string, number> = { utf8: 3, utf16le: 2, utf16be: 2 };
 /** Reads a CSV file exactly; a reason when it cannot be read so (then it is never rewritten). */
 export function readExactCsv(path: string): ExactCsv | { path: string; unreadable: string } {
   let bytes: Buffer;
+  let stat: Stats;
   try {
+    stat = statSync(path);
     bytes = readFileSync(path);
   } catch (err) {
     return { path, unreadable: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
@@ -79,17 +83,22 @@ export function readExactCsv(path: string): ExactCsv | { path: string; unreadabl
   }
   const last = records.at(-1)?.end ?? skip;
   if (last !== bytes.length) return { path, unreadable: 'its rows could not be told apart exactly' };
-  return { path, bytes, encoding, delimiter, records };
+  return { path, bytes, stat, encoding, delimiter, records };
 }
 
-/** Rewrites the file without the records at `drop` (never the header): temp file, fsync, rename. */
+/**
+ * Rewrites the file without the records at `drop` (never the header): temp file, fsync, rename —
+ * over the file a symlink points to (replacing the link would leave the rows in its target), and
+ * only if the file has not changed since it was read (else its new rows would be lost).
+ */
 export function rewriteWithout(file: ExactCsv, drop: ReadonlySet<number>): void {
+  const target = realpathSync(file.path);
   const keep: Buffer[] = [file.bytes.subarray(0, file.records[0]?.start ?? 0)];
   file.records.forEach((r, i) => {
     if (i === 0 || !drop.has(i)) keep.push(file.bytes.subarray(r.start, r.end));
   });
-  const temp = join(dirname(file.path), `.${basename(file.path)}.${process.pid}.tmp`);
-  const mode = statSync(file.path).mode & 0o777;
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  const mode = file.stat.mode & 0o777;
   const fd = openSync(temp, 'w', mode);
   try {
     for (const part of keep) writeSync(fd, part);
@@ -100,5 +109,10 @@ export function rewriteWithout(file: ExactCsv, drop: ReadonlySet<number>): void 
     throw err;
   }
   closeSync(fd);
-  renameSync(temp, file.path);
+  const now = statSync(target);
+  if (now.ino !== file.stat.ino || now.size !== file.stat.size || now.mtimeMs !== file.stat.mtimeMs) {
+    rmSync(temp, { force: true });
+    throw new Error('it changed while being read (a job writing to it?)');
+  }
+  renameSync(temp, target);
 }
