@@ -75,6 +75,11 @@ export function digitCount(text: string): number {
 /** What separates the numbers of a text that holds several. */
 const SEVERAL = /\s*[/,;|]\s*|\s+(?:or|and)\s+/i;
 
+/** Whether a text holds several numbers (`07700 900123 / 020 7946 0958`): no one of them is the whole field. */
+export function severalNumbers(text: string): boolean {
+  return asciiDigits(text).split(SEVERAL).filter((p) => digitCount(p) >= MIN_DIGITS).length > 1;
+}
+
 /**
  * Whether a text is written as a phone number (or several): only what numbers are written with
  * once Excel's wrapping and an extension are taken off, and at least six digits.

@@ -86,3 +86,13 @@ test('a phone the service returns as a JSON number is found (field types are not
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(idsOf(r.stdout), ['c1']);
 });
+
+test('dupes --fix leaves a phone field holding several numbers to a person: rewritten to one, the others would be lost', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
+  const two = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Two', phone: '07400 100009 / 020 7946 0999' } });
+  const r = await runCli(['contacts', 'dupes', '--country', 'GB', '--fix', '--json'], { env: envFor(sb, t) });
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.notFixed.filter((n: { id: string }) => n.id === two.body.id).map((n: { reason: string }) => n.reason), ['it holds several numbers']);
+  assert.equal(sb.contacts().find((c) => c.id === two.body.id)?.phone, '07400 100009 / 020 7946 0999');
+});

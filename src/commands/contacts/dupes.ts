@@ -11,7 +11,7 @@ import { updateContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { everyContact, isNational } from '../../erasure/people.js';
 import { createListWriter } from '../../output/writers.js';
-import { type NumberKey, NumberIndex } from '../../phone/compare.js';
+import { type NumberKey, NumberIndex, severalNumbers } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
 import type { DupesOptions } from './options.js';
 
@@ -69,7 +69,8 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   if (o.fix) {
     for (const n of national) {
       if (inGroup.has(n.at)) continue; // a group: a person decides
-      const reason = n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
+      // A field of several numbers rewritten to one would lose the others.
+      const reason = severalNumbers(n.phone) ? 'it holds several numbers' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
       if (reason !== undefined) {
         notFixed.push({ id: n.id, phone: n.phone, e164: n.e164, reason });
         continue;
