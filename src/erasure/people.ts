@@ -62,11 +62,15 @@ export function isNational(c: StoredContact): boolean {
 
 const collator = new Intl.Collator('und', { sensitivity: 'base', usage: 'search' });
 const words = (text: string) => text.split(/[\s,;-]+/).filter((w) => w !== '');
+/** How a name is written without its letters' marks where a language spells them out: `Müller` as `Mueller`, `Søren` as `Soeren`. */
+const spelledOut = (word: string) =>
+  word.normalize('NFC').toLowerCase().replace(/[äæ]/g, 'ae').replace(/[öøœ]/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss').replace(/å/g, 'aa');
+const sameWord = (a: string, b: string) => collator.compare(a, b) === 0 || collator.compare(spelledOut(a), spelledOut(b)) === 0;
 
 /**
  * A test of a contact's first and last name against a name as a person gives it: every word given
  * is one of the name's words, ignoring case and accents ("zoe muller" finds "Zoë Müller", and
- * "Müller, Zoë"). Undefined when the text holds no word.
+ * "Müller, Zoë"), or spelt out as German and Nordic writers do without them ("zoe mueller"). Undefined when the text holds no word.
  */
 export function nameMatcher(text: string): ((raw: unknown) => boolean) | undefined {
   const wanted = words(text);
@@ -75,7 +79,7 @@ export function nameMatcher(text: string): ((raw: unknown) => boolean) | undefin
     const c = (raw ?? {}) as Record<string, unknown>;
     const have = words([c.firstName, c.lastName].filter((x) => typeof x === 'string').join(' '));
     return wanted.every((w) => {
-      const at = have.findIndex((h) => collator.compare(h, w) === 0);
+      const at = have.findIndex((h) => sameWord(h, w));
       if (at < 0) return false;
       have.splice(at, 1);
       return true;

@@ -196,5 +196,8 @@ test('find --name matches first and last name ignoring case and accents, in eith
   assert.deepEqual(await find('zoe muller'), { code: 0, ids: [ids['Zoë Müller'], ids['Müller Zoë'], ids['ZOË MÜLLER-Weiß']].sort() });
   assert.deepEqual((await find('ZOE')).ids.length, 4);
   assert.deepEqual(await find('muller weiss'), { code: 0, ids: [ids['ZOË MÜLLER-Weiß']] });
+  // Without the marks, spelt out as a German writes it.
+  assert.deepEqual(await find('Zoe Mueller'), { code: 0, ids: [ids['Zoë Müller'], ids['Müller Zoë'], ids['ZOË MÜLLER-Weiß']].sort() });
+  assert.equal((await find('Zoe Muellerr')).code, 4);
   assert.equal((await find('Zoë Nobody')).code, 4);
 });
