@@ -52,12 +52,12 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   // Only ids and numbers are kept, never names: memory grows with the contacts, not their fields.
   const ids: string[] = [];
   const keys: NumberKey[] = [];
-  const national: Array<National & { valid: boolean; at: number }> = [];
+  const national: Array<National & { valid: boolean; ext: boolean; at: number }> = [];
   let read = 0;
   for await (const { stored } of everyContact(client, region)) {
     read += 1;
     if (!stored.number) continue;
-    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone as string, e164: stored.number.e164 ?? null, valid: stored.number.valid, at: ids.length });
+    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone as string, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, at: ids.length });
     ids.push(stored.id);
     keys.push(stored.number);
   }
@@ -69,8 +69,8 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   if (o.fix) {
     for (const n of national) {
       if (inGroup.has(n.at)) continue; // a group: a person decides
-      // A field of several numbers rewritten to one would lose the others.
-      const reason = severalNumbers(n.phone) ? 'it holds several numbers' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
+      // A field of several numbers rewritten to one would lose the others; an extension, itself.
+      const reason = severalNumbers(n.phone) ? 'it holds several numbers' : n.ext ? 'it has an extension, which E.164 cannot hold' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
       if (reason !== undefined) {
         notFixed.push({ id: n.id, phone: n.phone, e164: n.e164, reason });
         continue;
