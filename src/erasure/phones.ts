@@ -4,7 +4,7 @@
  * digits to identify anyone — and the one line each that says how it was read.
  */
 import { UsageError } from '../errors.js';
-import { digitCount, MIN_DIGITS, type NumberKey, numberKey } from '../phone/compare.js';
+import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers } from '../phone/compare.js';
 
 /** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
 export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
@@ -36,7 +36,9 @@ export function phoneNotes(requests: Asked[], region: string | undefined, typed:
     const n = invalid[0]?.numbers?.find((k) => k.e164 !== undefined && !k.valid) as NumberKey;
     const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
     const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
-    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
+    // Read in a region that has no number of its length, it is searched as written without one too.
+    const also = read !== '' && n.others.length > 0 && !severalNumbers(invalid[0]?.text ?? '') ? `, and as written without a region (no ${region} number has its length)` : '';
+    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}${also}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
   }
   if (national.length > 0) {
     const what = 'no country code and no region set: compared by national digits (give --country to read them)';

@@ -51,6 +51,11 @@ test('find --phone finds a number stored in the forms dialling habits and spread
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     assert.deepEqual(idsOf(r.stdout), [...expected].sort(), args.join(' '));
   }
+  // Typed in a form its region cannot hold, the line says it is searched without the region too.
+  const typed = await runCli(['contacts', 'find', '--phone', '1 286 555 0123', '--country', 'GB', '--json'], { env });
+  assert.deepEqual(idsOf(typed.stdout), [ids.nanpWithOne]);
+  assert.match(typed.stderr, /not a valid number for GB: searched by its digits as \+4412865550123, and as written without a region \(no GB number has its length\)/);
+  assert.match(typed.stderr, /1 contact of \d+ with phone 1 286 555 0123/);
 });
 
 test('dupes groups those forms with the number they are', async (t) => {

@@ -23,7 +23,7 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
   if (o.by === 'phone') {
     const wanted = phoneOf(o.phone, undefined, region);
     for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), numbers: [wanted] }], region, true)) ctx.log.warn(note);
-    return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.e164 ?? o.phone.trim()}` };
+    return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.others.length === 0 && wanted.e164 !== undefined ? wanted.e164 : o.phone.trim()}` };
   }
   if (o.by === 'email') {
     // Checked after the region: with a bad --country as well, the region's error is the one shown.
