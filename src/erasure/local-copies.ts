@@ -110,13 +110,13 @@ function numberTexts(run: string): string[] {
 /**
  * Searches `files` for the people; with `purge`, rewrites each file that holds some without their
  * rows, and calls `cleaned` once it is renamed in place (for its receipt). A file that cannot be
- * read exactly is never rewritten, nor one a job that has not finished writes (local-files.ts).
+ * read exactly is never rewritten, nor one a running job writes (local-files.ts).
  */
 export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boolean, cleaned: (copy: LocalCopy) => void = () => undefined): LocalSearch {
   const result: LocalSearch = { searched: 0, copies: [], problems: [] };
   if (people.length === 0) return result;
   const matcher = new PeopleMatcher(people);
-  for (const { path, finished } of files) {
+  for (const { path, running } of files) {
     const file = readExactCsv(path);
     result.searched += 1;
     if ('unreadable' in file) {
@@ -128,8 +128,8 @@ export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boo
     const copy: LocalCopy = { file: path, rows: drop.size, requests: [...requests].sort((a, b) => a - b), purged: false };
     result.copies.push(copy);
     if (!purge) continue;
-    if (!finished) {
-      result.problems.push({ file: path, reason: 'could not be cleaned: the job that writes it has not finished (rewritten under a running job, the rows it writes next would be lost)', hint: 'finish or resume that job, then run the erasure again with --purge-local, or clean it by hand' });
+    if (running) {
+      result.problems.push({ file: path, reason: 'could not be cleaned: a job that writes it is running (rewritten under it, the rows it writes next would be lost)', hint: 'run the erasure again with --purge-local once that job has ended, or clean it by hand' });
       continue;
     }
     try {

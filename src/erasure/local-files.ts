@@ -11,6 +11,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { lockHolder } from '../jobs/lock.js';
 
 /** The files of a job that may hold people: CSV files of rows (not receipts, not pages). */
 const KINDS = new Set(['rejects', 'changes', 'preview']);
@@ -43,14 +44,15 @@ const isFile = (path: string) => {
 };
 
 /**
- * A file a job wrote, and whether every job that writes it has finished (its journal renamed
- * `.done-…`). A file of an unfinished job may be open in a running one, which keeps writing to it
- * and renames it into place at its end: rewritten under it, every row it writes afterwards would
- * be lost. So such a file is searched but never rewritten.
+ * A file a job wrote, and whether a job that writes it is running (a live process holds the lock
+ * beside its journal, src/jobs/lock.ts). A running job keeps writing to its file and renames it
+ * into place at its end: rewritten under it, every row it writes afterwards would be lost. So such
+ * a file is searched but never rewritten. A job stopped before its end (Ctrl-C, kill -9) holds no
+ * lock: its files can be cleaned, and its --resume appends to what is left.
  */
 export interface OwnFile {
   path: string;
-  finished: boolean;
+  running: boolean;
 }
 
 const DONE = /\.done-\d+\.jsonl$/;
@@ -63,8 +65,8 @@ export function filesJobsWrote(journalsDir: string): OwnFile[] {
   } catch {
     return [];
   }
-  const finished = new Map<string, boolean>();
-  const found = (path: string, done: boolean) => finished.set(path, (finished.get(path) ?? true) && done);
+  const running = new Map<string, boolean>();
+  const found = (path: string, busy: boolean) => running.set(path, (running.get(path) ?? false) || busy);
   for (const name of names) {
     const line = firstLine(join(journalsDir, name));
     let header: { file?: unknown; files?: unknown };
@@ -73,22 +75,21 @@ export function filesJobsWrote(journalsDir: string): OwnFile[] {
     } catch {
       continue;
     }
-    const done = DONE.test(name);
+    const busy = !DONE.test(name) && lockHolder(join(journalsDir, name.replace(/\.jsonl$/, '.lock'))) !== undefined;
     if (typeof header.file === 'string' && header.file !== '-' && isAbsolute(header.file)) {
-      found(`${header.file}.rejects.csv`, done);
-      found(`${header.file}.changes.csv`, done);
+      found(`${header.file}.rejects.csv`, busy);
+      found(`${header.file}.changes.csv`, busy);
     }
     if (header.files && typeof header.files === 'object') {
       for (const [kind, value] of Object.entries(header.files as Record<string, unknown>)) {
         if (!KINDS.has(kind)) continue;
-        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found(path, done);
+        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found(path, busy);
       }
     }
   }
-  // A run that crashed leaves its file under `.partial` (output/files.ts) until it is resumed: that
-  // one is being written, or will be appended to.
-  return [...finished]
-    .flatMap(([path, done]) => [{ path, finished: done }, { path: `${path}.partial`, finished: false }])
+  // A run writes its file under `.partial` (output/files.ts) until its end; one that crashed leaves it there until it is resumed.
+  return [...running]
+    .flatMap(([path, busy]) => [{ path, running: busy }, { path: `${path}.partial`, running: busy }])
     .filter((f) => isFile(f.path))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -61,7 +61,7 @@ test('a rejects file a running import is still writing is named, not rewritten: 
   assert.equal(run.child.exitCode, null, 'the import was still running when the erasure ended');
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout).localCopies, [{ file: partial, rows: 1, purged: false }]);
-  assert.match(r.stderr, /has not finished/);
+  assert.match(r.stderr, /a job that writes it is running/);
 
   const imported = await run.result;
   assert.equal(imported.code, 6, imported.stderr);
