@@ -12,6 +12,7 @@ import { emailKey } from './people.js';
 import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
 import { filesJobsWrote, type OwnFile } from './local-files.js';
+import { journalHolding } from './local-journals.js';
 import { normalizeHeader } from '../import/mapping.js';
 import type { Logger } from '../output/log.js';
 import { expandScientific } from '../phone/e164.js';
@@ -28,7 +29,7 @@ export interface Person {
 
 export interface LocalCopy {
   file: string;
-  /** Rows holding one of the people. */
+  /** Rows holding one of the people (a journal: notes of their earlier values). */
   rows: number;
   /** The requests (lines) whose person is in it. */
   requests: number[];
@@ -116,7 +117,12 @@ export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boo
   const result: LocalSearch = { searched: 0, copies: [], problems: [] };
   if (people.length === 0) return result;
   const matcher = new PeopleMatcher(people);
-  for (const { path, running } of files) {
+  const ids = new Set(people.flatMap((p) => p.ids));
+  for (const { path, running, kind } of files) {
+    if (kind === 'journal') {
+      searchJournal(result, path, running, people, ids, purge, cleaned);
+      continue;
+    }
     const file = readExactCsv(path);
     result.searched += 1;
     if ('unreadable' in file) {
@@ -144,6 +150,36 @@ export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boo
   return result;
 }
 
+/** An import's journal: the earlier values it noted of the people's contacts (local-journals.ts). */
+function searchJournal(result: LocalSearch, path: string, running: boolean, people: Person[], ids: ReadonlySet<string>, purge: boolean, cleaned: (copy: LocalCopy) => void): void {
+  result.searched += 1;
+  if (ids.size === 0) return;
+  let held: ReturnType<typeof journalHolding>;
+  try {
+    held = journalHolding(path, ids, false);
+  } catch (err) {
+    result.problems.push({ file: path, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+    return;
+  }
+  if (held.notes === 0) return;
+  const requests = people.filter((p) => p.ids.some((id) => held.ids.has(id))).map((p) => p.request);
+  const copy: LocalCopy = { file: path, rows: held.notes, requests: [...new Set(requests)].sort((a, b) => a - b), purged: false };
+  result.copies.push(copy);
+  if (!purge) return;
+  if (running) {
+    result.problems.push({ file: path, reason: 'could not be cleaned: the import it journals is running', hint: 'run the erasure again with --purge-local once that job has ended' });
+    return;
+  }
+  try {
+    journalHolding(path, ids, true);
+  } catch (err) {
+    result.problems.push({ file: path, reason: `could not be rewritten: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+    return;
+  }
+  copy.purged = true;
+  cleaned(copy);
+}
+
 function rowsHolding(file: ExactCsv, matcher: PeopleMatcher): { drop: Set<number>; requests: Set<number> } {
   const header = file.records[0]?.cells ?? [];
   const idColumns = new Set(header.map((h, i) => (ID_HEADERS.has(normalizeHeader(h)) ? i : -1)).filter((i) => i >= 0));
@@ -164,7 +200,7 @@ export function reportLocalCopies(log: Logger, search: LocalSearch, o: { purge: 
   const rows = search.copies.reduce((n, c) => n + c.rows, 0);
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   if (search.copies.length === 0) {
-    if (search.searched > 0) log.info(`your own copies: none of the ${plural(search.searched, 'file')} callctl wrote (rejects, changes) holds them`);
+    if (search.searched > 0) log.info(`your own copies: none of the ${plural(search.searched, 'file')} callctl wrote (rejects, changes, journals) holds them`);
   } else {
     log.info(`your own copies: ${plural(rows, 'row')} in ${plural(search.copies.length, 'file')} callctl wrote hold them:`);
     for (const c of search.copies) log.info(`  ${c.file}  (${plural(c.rows, 'row')}${c.purged ? ', removed' : ''})`);

@@ -1,47 +1,14 @@
 /**
- * The files callctl wrote that may hold a person: the rejects and changes (preview) files of every
- * job its journals know. Each journal's first line names the job's file (`file`: its rejects and
- * changes files are `<file>.rejects.csv` and `<file>.changes.csv` beside it) and, when recorded,
- * the files of rows it wrote (`files: {rejects?, changes?, preview?}`). Receipts are left out:
- * they hold no personal data by design, and they are the proof of what was erased. Finished journals are kept
- * for a month (src/bulk/journal.ts), so that is how far back this reaches.
- *
- * This is the one place that reads journal headers for erasure: when the jobs reader lands, it
- * points here.
+ * The files callctl wrote that may hold a person, from the job records (src/jobs/records.ts): the
+ * rejects and changes (preview) files of every job (its recorded `files`, and `<file>.rejects.csv`
+ * / `<file>.changes.csv` beside its file, the defaults), and the journals themselves — an import's
+ * journal keeps the earlier values of the fields it changed in a contact, for `import undo`.
+ * Receipts are left out: they hold no personal data by design, and they are the proof of what was
+ * erased. Job records are kept for a month (or `jobsKept`), so that is how far back this reaches.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { lockHolder } from '../jobs/lock.js';
-
-/** The files of a job that may hold people: CSV files of rows (not receipts, not pages). */
-const KINDS = new Set(['rejects', 'changes', 'preview']);
-
-/** Enough of a journal to hold its first line. */
-const HEADER_BYTES = 64 * 1024;
-
-function firstLine(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const buf = Buffer.alloc(HEADER_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    const end = text.indexOf('\n');
-    return end < 0 ? text : text.slice(0, end);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-const isFile = (path: string) => {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-};
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { readJobs } from '../jobs/records.js';
 
 /**
  * A file a job wrote, and whether a job that writes it is running (a live process holds the lock
@@ -53,43 +20,41 @@ const isFile = (path: string) => {
 export interface OwnFile {
   path: string;
   running: boolean;
+  /** `csv`: rows of people (rejects, changes); `journal`: a job's journal (JSON lines). */
+  kind: 'csv' | 'journal';
 }
 
-const DONE = /\.done-\d+\.jsonl$/;
+/** The files of a job that may hold people: CSV files of rows (not receipts). */
+const KINDS = new Set(['rejects', 'changes', 'preview']);
 
-/** Every existing file the journals in `journalsDir` say a job wrote (absolute paths, sorted). */
-export function filesJobsWrote(journalsDir: string): OwnFile[] {
-  let names: string[];
+const isFile = (path: string) => {
   try {
-    names = readdirSync(journalsDir).filter((n) => n.endsWith('.jsonl'));
+    return statSync(path).isFile();
   } catch {
-    return [];
+    return false;
   }
+};
+
+/** Every existing file the job records in `journalsDir` say a job wrote, sorted by path. */
+export function filesJobsWrote(journalsDir: string): OwnFile[] {
   const running = new Map<string, boolean>();
   const found = (path: string, busy: boolean) => running.set(path, (running.get(path) ?? false) || busy);
-  for (const name of names) {
-    const line = firstLine(join(journalsDir, name));
-    let header: { file?: unknown; files?: unknown };
-    try {
-      header = JSON.parse(line ?? '');
-    } catch {
-      continue;
+  const journals: OwnFile[] = [];
+  for (const job of readJobs(journalsDir)) {
+    const busy = job.state === 'running';
+    journals.push({ path: job.journal, running: busy, kind: 'journal' });
+    if (job.file !== '-' && isAbsolute(job.file)) {
+      found(`${job.file}.rejects.csv`, busy);
+      found(`${job.file}.changes.csv`, busy);
     }
-    const busy = !DONE.test(name) && lockHolder(join(journalsDir, name.replace(/\.jsonl$/, '.lock'))) !== undefined;
-    if (typeof header.file === 'string' && header.file !== '-' && isAbsolute(header.file)) {
-      found(`${header.file}.rejects.csv`, busy);
-      found(`${header.file}.changes.csv`, busy);
-    }
-    if (header.files && typeof header.files === 'object') {
-      for (const [kind, value] of Object.entries(header.files as Record<string, unknown>)) {
-        if (!KINDS.has(kind)) continue;
-        for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found(path, busy);
-      }
+    for (const [kind, value] of Object.entries(job.files as Record<string, unknown>)) {
+      if (!KINDS.has(kind)) continue;
+      for (const path of Array.isArray(value) ? value : [value]) if (typeof path === 'string' && isAbsolute(path)) found(path, busy);
     }
   }
   // A run writes its file under `.partial` (output/files.ts) until its end; one that crashed leaves it there until it is resumed.
-  return [...running]
-    .flatMap(([path, busy]) => [{ path, running: busy }, { path: `${path}.partial`, running: busy }])
-    .filter((f) => isFile(f.path))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const csv = [...running]
+    .flatMap(([path, busy]) => [{ path, running: busy, kind: 'csv' as const }, { path: `${path}.partial`, running: busy, kind: 'csv' as const }])
+    .filter((f) => isFile(f.path));
+  return [...csv, ...journals].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

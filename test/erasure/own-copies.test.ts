@@ -87,7 +87,7 @@ test('rejects files of earlier imports (UTF-8 with commas, Windows-1252 with sem
   assert.ok(!/900123|zoe|Müller|M\\u00fcller/i.test(readFileSync(s.receiptsFile, 'utf8')));
 
   const again = await runCli(['contacts', 'rm', '--phone', '+44 7700 900123', '--country', 'GB', '--dry-run'], { env });
-  assert.match(again.stderr, /your own copies: none of the 2 files callctl wrote/);
+  assert.match(again.stderr, /your own copies: none of the 4 files callctl wrote \(rejects, changes, journals\)/);
 });
 
 test('a changes file of an import that read the contacts holds a person by their contact id: rm <id> --purge-local takes out their rows and keeps the others', async (t) => {
@@ -95,6 +95,7 @@ test('a changes file of an import that read the contacts holds a person by their
   const env = envFor(sb, t);
   const dir = tempDir(t);
   const [q, r] = sb.contacts();
+  const [qName, rName] = [q!.firstName, r!.firstName];
   const update = join(dir, 'update.csv');
   writeFileSync(update, `firstName,lastName,phone\nRenamed,Quinn,${q!.phone}\nRenamed,Rivera,${r!.phone}\n`);
   const imported = await runCli(['import', update, '--check-existing'], { env });
@@ -112,4 +113,14 @@ test('a changes file of an import that read the contacts holds a person by their
   const after = readFileSync(changes, 'utf8');
   assert.equal(after, before.toString('utf8').split(/(?<=\n)/).filter((l) => !l.includes(`,${q!.id},`)).join(''));
   assert.ok(after.includes(`,${r!.id},`));
+
+  // The import's journal kept q's and r's earlier values for `import undo`: q's are blanked, r's stay.
+  const journal = /^\s+(\S+\.jsonl)  \(1 row, removed\)$/m.exec(erased.stderr)?.[1];
+  assert.ok(journal, `the journal is named as an own copy\n${erased.stderr}`);
+  const notes = readFileSync(journal, 'utf8');
+  assert.ok(!notes.includes(JSON.stringify(qName)), 'q\'s earlier first name is gone from the journal');
+  assert.ok(notes.includes(JSON.stringify(rName)), 'r\'s earlier first name stays');
+  const undo = await runCli(['import', 'undo', JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!).job, '--confirm', '--json'], { env });
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.equal(sb.contacts().find((c) => c.id === r!.id)?.firstName, rName, 'r is given back its name');
 });
