@@ -51,6 +51,7 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
     .option('--rate <n>', 'ceiling in requests per second (env CALLCTL_RATE; default adaptive)', decimal(0, Number.POSITIVE_INFINITY, true))
     .option('--concurrency <n>', 'most requests in flight (default 4)', integer(1, 64))
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', integer(1))
+    .option('--max-pause <s>', 'longest 429 pause to wait through, in seconds; a longer one stops with --resume advice (default 600)', integer(1))
     .option('--redis-url <url>', 'share one rate-limit budget with every callctl using this key, through Redis (env CALLCTL_REDIS_URL)')
     .option('--require-redis', 'with --redis-url: stop (exit 1) rather than pace alone when Redis is unreachable')
     .option('-q, --quiet', 'less on stderr')
@@ -60,7 +61,8 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
       'after',
       `
 Environment: CALLCTL_API_KEY (the secret key; never a flag), CALLCTL_BASE_URL, CALLCTL_PROFILE,
-CALLCTL_RATE, CALLCTL_CONFIG_DIR, CALLCTL_REDIS_URL, NO_COLOR.
+CALLCTL_RATE, CALLCTL_CONFIG_DIR, CALLCTL_REDIS_URL, NO_COLOR; HTTPS_PROXY, HTTP_PROXY, NO_PROXY
+(a proxy), NODE_EXTRA_CA_CERTS (a CA of your own).
 
 Exit codes: 0 ok, 1 runtime failure, 2 usage, 3 auth, 4 not found, 5 rejected by the server,
 6 import finished with rejected/failed rows, 130 interrupted.

@@ -3,6 +3,9 @@ import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
+import { type Call, CALL } from './shapes.js';
+
+export type { Call } from './shapes.js';
 
 /**
  * Fields a table puts first, in this order, when the calls have them, with a short header. Other
@@ -61,8 +64,8 @@ export function listCalls(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncG
   return pages(client, { ...q, path: '/calls' });
 }
 
-export async function getCall(client: ApiClient, id: string): Promise<unknown> {
-  return (await client.request({ method: 'GET', path: pathOf`/calls/${id}` })).body;
+export async function getCall(client: ApiClient, id: string): Promise<Call> {
+  return (await client.request<Call>({ method: 'GET', path: pathOf`/calls/${id}`, shape: CALL })).body;
 }
 
 export interface Outcome {
@@ -72,6 +75,6 @@ export interface Outcome {
 }
 
 /** PATCH /calls/{id} with the outcome: it then shows on the call and in the totals. */
-export async function writeOutcome(client: ApiClient, id: string, outcome: Outcome, signal?: AbortSignal): Promise<unknown> {
-  return (await client.request({ method: 'PATCH', path: pathOf`/calls/${id}`, body: outcome, ...(signal ? { signal } : {}) })).body;
+export async function writeOutcome(client: ApiClient, id: string, outcome: Outcome, signal?: AbortSignal): Promise<Call> {
+  return (await client.request<Call>({ method: 'PATCH', path: pathOf`/calls/${id}`, body: outcome, shape: CALL, ...(signal ? { signal } : {}) })).body;
 }

@@ -4,6 +4,9 @@ import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
 import { CONTACT_FIELDS, type ContactField } from './fields.js';
+import { type Contact, CONTACT, ERASED } from './shapes.js';
+
+export type { Contact } from './shapes.js';
 
 export type ContactFields = Partial<Record<Exclude<ContactField, 'tags'>, string>> & { tags?: string[] };
 
@@ -24,28 +27,27 @@ export function listContacts(client: ApiClient, q: Omit<PageQuery, 'path'>): Asy
   return pages(client, { ...q, path: '/contacts' });
 }
 
-export async function getContact(client: ApiClient, id: string): Promise<unknown> {
-  return (await client.request({ method: 'GET', path: pathOf`/contacts/${id}` })).body;
+export async function getContact(client: ApiClient, id: string): Promise<Contact> {
+  return (await client.request<Contact>({ method: 'GET', path: pathOf`/contacts/${id}`, shape: CONTACT })).body;
 }
 
-/** POST: with an E.164 phone the service matches, so a repeat is safe and the request is retried. */
 /**
  * POST /contacts. With an E.164 phone the service matches, so a repeat after an ambiguous failure
  * cannot duplicate the contact and the request is retried.
  */
-export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: unknown; ambiguousBefore: boolean }> {
+export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: Contact; ambiguousBefore: boolean }> {
   const safeToRetry = typeof fields.phone === 'string' && fields.phone.startsWith('+');
-  const res = await client.request({ method: 'POST', path: '/contacts', body: fields, safeToRetry, ...(o.signal ? { signal: o.signal } : {}) });
+  const res = await client.request<Contact>({ method: 'POST', path: '/contacts', body: fields, safeToRetry, shape: CONTACT, ...(o.signal ? { signal: o.signal } : {}) });
   // ambiguousBefore: an earlier attempt may have stored it — a 200 may then match our own contact.
   return { status: res.status, contact: res.body, ambiguousBefore: res.ambiguousBefore };
 }
 
-export async function updateContact(client: ApiClient, id: string, fields: ContactFields): Promise<unknown> {
-  return (await client.request({ method: 'PATCH', path: pathOf`/contacts/${id}`, body: fields })).body;
+export async function updateContact(client: ApiClient, id: string, fields: ContactFields): Promise<Contact> {
+  return (await client.request<Contact>({ method: 'PATCH', path: pathOf`/contacts/${id}`, body: fields, shape: CONTACT })).body;
 }
 
 /** DELETE — the erasure of the person and all their history (docs/api.md, Contacts). */
 export async function eraseContact(client: ApiClient, id: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}`, ...(signal ? { signal } : {}) });
+  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}`, shape: ERASED, ...(signal ? { signal } : {}) });
   return { status: res.status, body: res.body };
 }

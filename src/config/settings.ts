@@ -24,6 +24,8 @@ export interface GlobalOptions {
   color?: boolean;
   redisUrl?: string;
   requireRedis?: boolean;
+  /** --max-pause, in seconds. */
+  maxPause?: number;
 }
 
 export interface Settings {
@@ -48,6 +50,8 @@ export interface Settings {
   requireRedis: boolean;
   /** Finished job records to keep (`config set jobsKept`); undefined: those of the last 30 days. */
   jobsKept: number | undefined;
+  /** --max-pause in seconds: a 429 pause longer than this stops the command (client.ts has the default). */
+  maxPause?: number | undefined;
 }
 
 /** Where a key lives (`auth status`'s words): the system keychain, the 0600 file, or CALLCTL_API_KEY. */
@@ -154,5 +158,6 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     redisUrl: globals.redisUrl ?? envValue(env, 'CALLCTL_REDIS_URL'),
     requireRedis: globals.requireRedis === true,
     jobsKept: typeof profile.jobsKept === 'number' && Number.isInteger(profile.jobsKept) && profile.jobsKept > 0 ? profile.jobsKept : undefined,
+    maxPause: globals.maxPause,
   };
 }

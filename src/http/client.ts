@@ -1,22 +1,35 @@
 /**
- * The one way callctl talks to the API: one undici Agent (keep-alive) for the process, bearer
- * auth, JSON in and out, a per-attempt timeout, every attempt through the limiter, retries by the
- * rules of retry.ts, and one typed error when it gives up.
+ * The one way callctl talks to the API: one undici Agent (keep-alive) for the process — through
+ * the proxy of the environment when one is set (proxy.ts) — bearer auth, JSON in and out, every
+ * attempt through the limiter, retries by the rules of retry.ts, and one typed error when it gives
+ * up. Only the API's answers count (answer.ts): a 2xx that is a page or JSON of another shape is
+ * a fault, and a few in a row stop everything. A one-shot command gives up on a request after
+ * --timeout in all; a bulk job (`forBulkJob`) retries patiently, and its progress tells an outage
+ * (outage.ts). Every wait — a pause, a back-off, a place in the queue — ends on Ctrl-C.
  */
-import type { Agent as UndiciAgent } from 'undici';
+import type { LookupFunction } from 'node:net';
+import type { Dispatcher, Agent as UndiciAgent } from 'undici';
 // undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
-// files are used (BENCHMARKS.md §4, start-up). Types: undici-parts.d.ts.
+// files are used (BENCHMARKS.md §4, start-up), and the proxy agent only when a proxy is set.
+// Types: undici-parts.d.ts.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
-import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
+import { ApiError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
 import type { AnswerSeen } from '../jobs/timeline.js';
+import { type AnswerShape, notTheApi, readBody } from './answer.js';
+import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { RequestLimiter, type LimiterStats } from './limiter.js';
+import { OutageWatch, type OutageView } from './outage.js';
+import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
 import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
-import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
+import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure, type TransportFailure } from './retry.js';
 import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
+
+export { serverMessage } from './client-errors.js';
+export type { AnswerShape } from './answer.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -28,13 +41,16 @@ export interface ApiRequest {
   body?: unknown;
   /** POST only: a repeat cannot duplicate (the body carries an E.164 phone the service matches). */
   safeToRetry?: boolean;
+  /** Aborts the request, on the wire too (a second Ctrl-C). */
   signal?: AbortSignal;
+  /** What a 2xx must be to count as the API's (src/api/shapes.ts); without one, any JSON or nothing. */
+  shape?: AnswerShape;
 }
 
 export interface ApiResponse<T = unknown> {
   status: number;
   headers: HeaderBag;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when empty. */
+  /** Parsed JSON; undefined when empty (a 2xx that is not JSON never returns). */
   body: T;
   /** Attempts made, the successful one included. */
   attempts: number;
@@ -44,6 +60,14 @@ export interface ApiResponse<T = unknown> {
 
 /** Most 429s one request waits through before giving up (a guard against a server that never lets up). */
 const MAX_THROTTLED_WAITS = 200;
+/** Answers in a row that are not the API's after which nothing more is tried: whatever is in the way answers all alike. */
+export const NOT_API_LIMIT = 3;
+/** A connection not open after this long is given up (and retried, if the request may be). */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** A pause longer than this is said on stderr, with when it ends. */
+const LONG_PAUSE_MS = 60_000;
+/** --max-pause's default, in seconds. */
+export const DEFAULT_MAX_PAUSE_S = 600;
 
 /** Encodes one id as a single path segment: `../calls` can never reach another endpoint. */
 export function segment(id: string): string {
@@ -59,29 +83,12 @@ export function pathOf(strings: TemplateStringsArray, ...ids: Array<string | num
   return strings.reduce((out, s, i) => out + s + (i < ids.length ? segment(String(ids[i])) : ''), '');
 }
 
-/** The message a server put in its error body: `error.message`, `message`, or a string `error`. */
-export function serverMessage(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object') return typeof body === 'string' && body.trim() && body.length < 300 ? body.trim() : undefined;
-  const b = body as { error?: unknown; message?: unknown };
-  if (b.error && typeof b.error === 'object' && typeof (b.error as { message?: unknown }).message === 'string') {
-    return (b.error as { message: string }).message;
-  }
-  if (typeof b.message === 'string') return b.message;
-  if (typeof b.error === 'string') return b.error;
-  return undefined;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
-
 export interface ClientOptions {
   baseUrl: URL;
   apiKey: string;
   concurrency: number;
   rate: number | undefined;
+  /** Per attempt; for a one-shot command, per request with its retries. */
   timeoutMs: number;
   log: Logger;
   now: () => number;
@@ -89,33 +96,59 @@ export interface ClientOptions {
   random?: () => number;
   /** A rate-limit budget shared through Redis (see shared-limiter.ts). */
   shared?: import('./shared-limiter.js').SharedBudget | undefined;
+  /** --max-pause in ms: a 429 pause (or 429s without end) longer than this stops the command. */
+  maxPauseMs?: number;
+  /** The dispatcher to send through (the proxy agent); else an Agent of the client's own. */
+  dispatcher?: Dispatcher;
+  /** The proxy the dispatcher goes through, for messages. */
+  proxy?: ProxyChoice | undefined;
+  /** Resolves host names for the client's own Agent (tests: no DNS query leaves the machine). */
+  lookup?: LookupFunction;
+}
+
+/** The options of the Agent (or proxy agent) every request goes through. */
+export function agentOptions(o: { concurrency: number; timeoutMs: number; lookup?: LookupFunction | undefined }): UndiciAgent.Options {
+  return {
+    connections: o.concurrency,
+    keepAliveTimeout: 10_000,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    connect: { timeout: Math.min(o.timeoutMs, CONNECT_TIMEOUT_MS), ...(o.lookup ? { lookup: o.lookup } : {}) },
+  };
 }
 
 export class ApiClient {
-  private readonly agent: UndiciAgent;
+  private readonly agent: Dispatcher;
   private readonly limiter: RequestLimiter;
   private readonly basePath: string;
   private readonly random: () => number;
+  private readonly maxPauseMs: number;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
   /** Told of every attempt's answer, 429s included, and of every failed attempt (a job's timeline). */
   private readonly observers = new Set<(a: AnswerSeen) => void>();
   private lastNotice = { line: '', at: 0 };
+  /** A bulk job: patient retries, told by its progress line rather than a line per retry. */
+  private bulk = false;
+  /** Answers in a row that were not the API's. */
+  private notApiStreak = 0;
+  /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
+  private readonly stopper = new AbortController();
+  private readonly health = new OutageWatch();
+  /** Since when every answer has been a 429 (undefined: the last one was not). */
+  private throttledSince: number | undefined;
+  private throttleSaid = false;
+  private pauseSaidUntil = 0;
 
   constructor(private readonly opts: ClientOptions) {
-    this.agent = new Agent({
-      connections: opts.concurrency,
-      keepAliveTimeout: 10_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
-    });
+    this.agent = opts.dispatcher ?? new Agent(agentOptions(opts));
+    this.maxPauseMs = opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_S * 1000;
     this.limiter = new RequestLimiter({
       concurrency: opts.concurrency,
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
+      onPause: (ms) => this.paused(ms),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
     });
@@ -123,75 +156,206 @@ export class ApiClient {
     this.random = opts.random ?? Math.random;
   }
 
+  /** Turns this client into a bulk job's: patient retries (no one-shot deadline), an outage told by the progress line. */
+  forBulkJob(): void {
+    this.bulk = true;
+  }
+
+  /** Ends every wait now and every later one at once (Ctrl-C): requests on the wire still finish. */
+  stopWaiting(): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(new InterruptedError());
+  }
+
+  /** The outage under way, if any, for a progress line. */
+  outage(): OutageView {
+    return this.health.view(this.opts.now());
+  }
+
   /** Sends one request (with retries) and returns the 2xx answer, or throws ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const url = this.urlFor(req);
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const safePost = req.method === 'POST' && req.safeToRetry === true;
+    // A one-shot command gives up on a request once its attempts and back-offs have taken
+    // --timeout in all (docs/cli.md); the time a 429 pause or the pace holds it is not counted.
+    let budget = this.bulk ? Infinity : this.opts.timeoutMs;
+    let timeout = this.opts.timeoutMs;
+    const waits = req.signal ? AbortSignal.any([req.signal, this.stopper.signal]) : this.stopper.signal;
     let attempt = 1;
     let throttledWaits = 0;
     let ambiguousBefore = false;
+    /** A failed attempt: waits its back-off and goes on, or returns false when no retry is left. */
+    const retried = async (reason: string, ambiguous: boolean, most = MAX_ATTEMPTS): Promise<boolean> => {
+      const wait = backoffMs(attempt, this.random);
+      const now = this.opts.now();
+      this.health.failed(now, reason);
+      if (attempt >= most || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
+        this.opts.log.debug(`× ${req.method} ${url.pathname}: ${reason}`);
+        return false;
+      }
+      this.retryNotice(req, reason, attempt + 1, most);
+      const left = this.health.retrying(now + wait);
+      try {
+        await this.wait(wait, req, waits);
+      } finally {
+        left();
+      }
+      budget -= this.opts.now() - now;
+      attempt += 1;
+      return true;
+    };
 
     for (;;) {
-      if (req.signal?.aborted) throw new InterruptedError();
+      this.checkStopped(req);
       let answer: Attempt;
+      let sentAt: number | undefined;
+      // A one-shot command's last attempt has what is left of its budget.
+      timeout = Math.max(1, Math.min(this.opts.timeoutMs, budget));
+      const spent = () => (sentAt === undefined ? 0 : this.opts.now() - sentAt);
       try {
-        answer = await this.limiter.run(() => this.attempt(req, url, payload));
+        answer = await this.limited(() => {
+          sentAt = this.opts.now();
+          return this.attempt(req, url, payload, timeout);
+        }, waits);
+        budget -= spent();
       } catch (err) {
-        if (req.signal?.aborted) throw new InterruptedError();
+        budget -= spent();
+        this.checkStopped(req);
         const failure = transportFailure(err);
         if (!failure) throw err;
         this.tell({ at: this.opts.now(), status: undefined });
         ambiguousBefore ||= failure.ambiguous;
-        // Nothing listening on this machine (a wrong port, the sandbox not started) will not
-        // change in the 11 s of back-off: say so at once. Once the server has answered, a refusal
-        // is an outage (a restart) and is waited out like any other.
-        if (failure.reason === 'connection refused' && !this.answered && isLoopbackHost(this.opts.baseUrl.hostname)) {
-          throw new ApiError('network', `cannot reach ${this.opts.baseUrl.host}: connection refused (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts: attempt }, 'nothing listens on that port of this machine: check --base-url or CALLCTL_BASE_URL, and that the server (callctl sandbox?) is running');
-        }
-        const retry = attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, failure.ambiguous);
-        if (retry) this.retryNotice(req, failure.reason, attempt + 1);
-        else this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}`);
-        if (retry) {
-          await this.wait(backoffMs(attempt, this.random), req.signal);
-          attempt += 1;
-          continue;
-        }
-        throw this.transportError(req, failure.code, failure.reason, attempt, failure.ambiguous && !mayRetry(req.method, safePost, true));
+        const final = this.cannotHeal(failure);
+        if (!final && (await retried(failure.reason, failure.ambiguous))) continue;
+        throw transportError(req, failure, {
+          host: this.opts.baseUrl.host,
+          timeoutMs: timeout,
+          attempts: attempt,
+          notRetried: failure.ambiguous && !mayRetry(req.method, safePost, true),
+          final,
+          proxy: this.opts.proxy?.shown,
+        });
       }
 
       if (answer.status === 429) {
         // The limiter has paused everyone; this request simply queues again. Never a failure.
+        this.throttled();
         throttledWaits += 1;
-        if (throttledWaits > MAX_THROTTLED_WAITS) throw this.statusError(req, answer, attempt);
+        if (throttledWaits > MAX_THROTTLED_WAITS) throw statusError(req, answer, { attempts: attempt, maxWaits: MAX_THROTTLED_WAITS });
         continue;
+      }
+      this.throttledSince = undefined;
+      if (answer.notApi !== undefined) {
+        // Not the API's answer (a page, text, JSON of another shape): a fault of this attempt.
+        this.notApiStreak += 1;
+        ambiguousBefore = true;
+        const final = this.notApiStreak >= NOT_API_LIMIT;
+        if (!final && (await retried('an answer that is not the API\'s', true, NOT_API_LIMIT))) continue;
+        throw notApiError(req, answer, answer.notApi, { attempts: attempt, final });
       }
       if (answer.status >= 500) {
         ambiguousBefore = true;
-        if (attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, true)) {
-          this.retryNotice(req, `server error ${answer.status}`, attempt + 1);
-          await this.wait(backoffMs(attempt, this.random), req.signal);
-          attempt += 1;
-          continue;
-        }
-        throw this.statusError(req, answer, attempt);
+        if (await retried(`server error ${answer.status}`, true)) continue;
+        throw statusError(req, answer, { attempts: attempt, maxWaits: MAX_THROTTLED_WAITS });
       }
+      this.notApiStreak = 0;
+      this.health.answered(this.opts.now());
       if (answer.status >= 200 && answer.status < 300) {
         return { status: answer.status, headers: answer.headers, body: answer.body as T, attempts: attempt, ambiguousBefore };
       }
-      throw this.statusError(req, answer, attempt, ambiguousBefore);
+      throw statusError(req, answer, { attempts: attempt, ambiguousBefore, maxWaits: MAX_THROTTLED_WAITS });
     }
   }
 
   /**
-   * "retrying (2/6)…" on stderr before each repeat, so a slow failure is never silent (hidden by
-   * -q). Many rows of an import retrying alike would repeat one line: the same line is printed at
-   * most once a second (--verbose still logs every attempt).
+   * Whether a failure cannot heal (docs/cli.md): a refused certificate or proxy tunnel always; a
+   * name that does not resolve, or a connection refused on this machine, until the server has
+   * answered once — after that, it is an outage (a restart, a flaky resolver) and is waited out.
    */
-  private retryNotice(req: ApiRequest, reason: string, next: number): void {
-    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${MAX_ATTEMPTS})…`;
+  private cannotHeal(f: TransportFailure): boolean {
+    if (f.kind === 'tls' || f.kind === 'proxy') return true;
+    if (this.answered) return false;
+    if (f.kind === 'host_not_found') return true;
+    const host = this.opts.proxy ? new URL(this.opts.proxy.url).hostname : this.opts.baseUrl.hostname;
+    return f.kind === 'refused' && isLoopbackHost(host);
+  }
+
+  /** Throws what stopped the client (Ctrl-C, a pause too long), or InterruptedError when this request was aborted. */
+  private checkStopped(req: ApiRequest): void {
+    if (req.signal?.aborted) throw new InterruptedError();
+    if (this.stopper.signal.aborted) throw this.stopper.signal.reason;
+  }
+
+  /**
+   * Runs an attempt through the limiter. While it waits there (the queue, a pause, the pace), an
+   * abort of `waits` ends it at once; once sent, it finishes (a second Ctrl-C aborts the request).
+   */
+  private limited(send: () => Promise<Attempt>, waits: AbortSignal): Promise<Attempt> {
+    let sending = false;
+    const run = this.limiter.run(() => {
+      sending = true;
+      return send();
+    }, waits);
+    run.catch(() => undefined);
+    return new Promise<Attempt>((resolve, reject) => {
+      const onAbort = () => {
+        if (!sending) reject(waits.reason);
+      };
+      if (waits.aborted) return onAbort();
+      waits.addEventListener('abort', onAbort, { once: true });
+      run.then(
+        (v) => (waits.removeEventListener('abort', onAbort), resolve(v)),
+        (e: unknown) => (waits.removeEventListener('abort', onAbort), reject(e)),
+      );
+    });
+  }
+
+  /** A 429: after a minute of nothing else it is said; past --max-pause, everything stops. */
+  private throttled(): void {
     const now = this.opts.now();
-    if (line === this.lastNotice.line && now - this.lastNotice.at < 1_000) return this.opts.log.debug(line);
+    this.throttledSince ??= now;
+    const forMs = now - this.throttledSince;
+    if (forMs > this.maxPauseMs) {
+      this.halt(new RuntimeError('rate_limited', `the service has answered only 429 (too many requests) for ${duration(forMs)}, past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(now)));
+    } else if (forMs > LONG_PAUSE_MS && !this.throttleSaid) {
+      this.throttleSaid = true;
+      this.opts.log.warn(`the service has answered only 429 (too many requests) for ${duration(forMs)}; still trying, until --max-pause (${this.maxPauseMs / 1000} s)`);
+    }
+  }
+
+  /** The limiter paused every request: a long pause is said with its end; one past --max-pause stops everything. */
+  private paused(ms: number): void {
+    this.opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`);
+    const now = this.opts.now();
+    const end = now + ms;
+    if (ms > this.maxPauseMs) {
+      this.halt(new RuntimeError('pause_too_long', `the service asks for a pause of ${duration(ms)} (429, Retry-After), past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(end)));
+      return;
+    }
+    if (ms > LONG_PAUSE_MS && end > this.pauseSaidUntil + 1_000) {
+      this.pauseSaidUntil = end;
+      this.opts.log.warn(`the service asks for a pause of ${duration(ms)} (429, Retry-After): waiting until ${clock(end)} (Ctrl-C stops${this.bulk ? '; --resume continues' : ''})`);
+    }
+  }
+
+  private laterHint(at: number): string {
+    return this.bulk ? `run the same command with --resume after ${clock(at)}, or raise --max-pause` : `try again after ${clock(at)}, or raise --max-pause`;
+  }
+
+  /** Stops the client: every wait ends with `err`, and so does every later request. */
+  private halt(err: Error): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(err);
+  }
+
+  /**
+   * "retrying (2/6)…" on stderr before each repeat of a one-shot command, so a slow failure is
+   * never silent (hidden by -q); the same line at most once a second. A bulk job tells an outage in
+   * its progress line instead (outage.ts): each retry only under --verbose.
+   */
+  private retryNotice(req: ApiRequest, reason: string, next: number, most: number): void {
+    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${most})…`;
+    const now = this.opts.now();
+    if (this.bulk || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
     this.lastNotice = { line, at: now };
     this.opts.log.info(line);
   }
@@ -212,16 +376,18 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
+    // A wait still under way (a pause) must not hold the process open.
+    this.halt(new InterruptedError('closed'));
     await this.limiter.close();
     await this.agent.close().catch(() => undefined);
   }
 
   /** Back-off between attempts; Ctrl-C during it ends the request as interrupted, not as a failure. */
-  private async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  private async wait(ms: number, req: ApiRequest, waits: AbortSignal): Promise<void> {
     try {
-      await this.opts.sleep(ms, signal);
+      await this.opts.sleep(ms, waits);
     } catch (err) {
-      if (signal?.aborted) throw new InterruptedError();
+      if (waits.aborted) this.checkStopped(req);
       throw err;
     }
   }
@@ -230,12 +396,17 @@ export class ApiClient {
     const url = new URL(this.opts.baseUrl.href);
     const [pathPart, queryPart] = req.path.split('?', 2) as [string, string | undefined];
     url.pathname = this.basePath + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
+    // The URL parser resolves dot segments, `%2e%2e` among them: a path that resolves out of the
+    // base is never sent, whoever built it (the api command checks its own more strictly).
+    if (url.pathname !== this.basePath && !url.pathname.startsWith(`${this.basePath}/`)) {
+      throw new UsageError(`the path ${req.path.split('?')[0]} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
+    }
     if (queryPart) url.search = queryPart;
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;
   }
 
-  private async attempt(req: ApiRequest, url: URL, payload: string | undefined): Promise<Attempt> {
+  private async attempt(req: ApiRequest, url: URL, payload: string | undefined, timeout: number): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
     const res = await request.call(this.agent, {
@@ -249,57 +420,28 @@ export class ApiClient {
         ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
       },
       ...(payload !== undefined ? { body: payload } : {}),
-      headersTimeout: this.opts.timeoutMs,
-      bodyTimeout: this.opts.timeoutMs,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
       ...(req.signal ? { signal: req.signal } : {}),
     });
     const text = await res.body.text();
     this.answered = true;
     const now = this.opts.now();
     const headers = res.headers as HeaderBag;
+    const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
+    const read = readBody(text);
     this.opts.log.debug(`← ${res.statusCode} ${req.method} ${url.pathname} (${now - started} ms)`);
     const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
     this.tell({ at: now, status: res.statusCode, retryAfterMs });
     return {
       status: res.statusCode,
       headers,
-      body: parseBody(text),
+      body: read.body,
+      contentType,
+      notApi: notTheApi(res.statusCode, contentType, text, read, req.shape),
       rateLimit: parseRateLimit(headers, now),
       retryAfterMs,
     };
-  }
-
-  private statusError(req: ApiRequest, answer: Attempt, attempts: number, ambiguousBefore = false): ApiError {
-    const status = answer.status;
-    const message = serverMessage(answer.body) ?? `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
-    const where = `${req.method} ${req.path.split('?')[0]}`;
-    const details = { method: req.method, path: req.path, status, serverMessage: serverMessage(answer.body), body: answer.body, attempts };
-    const code = codeForStatus(status);
-    switch (code) {
-      case 'unauthorized':
-        return new ApiError(code, `the API refused the key (401): ${message}`, details, 'check the key: CALLCTL_API_KEY or callctl login');
-      case 'forbidden':
-        return new ApiError(code, `the key is not allowed to do this (403): ${message}`, details, 'use a key with the scope named above');
-      case 'not_found': {
-        const hint = ambiguousBefore ? 'an earlier attempt may already have done it' : 'check the id';
-        return new ApiError(code, `not found (404) on ${where}: ${message}`, details, hint);
-      }
-      case 'rate_limited':
-        return new ApiError(code, `still rate limited after ${MAX_THROTTLED_WAITS} waits on ${where}`, details, 'lower --rate or try again later');
-      case 'server_error':
-        return new ApiError(code, `server error (${status}) on ${where}: ${message}`, details, `tried ${attempts} time${attempts === 1 ? '' : 's'}; try again later`);
-      default:
-        return new ApiError(code, `rejected by the server (${status}) on ${where}: ${message}`, details, 'fix the value named above');
-    }
-  }
-
-  private transportError(req: ApiRequest, code: 'network' | 'timeout', reason: string, attempts: number, notRetried: boolean): ApiError {
-    const host = this.opts.baseUrl.host;
-    const what = code === 'timeout' ? `no answer from ${host} within ${this.opts.timeoutMs} ms` : `cannot reach ${host}: ${reason}`;
-    const hint = notRetried
-      ? 'not retried: the request may have been applied, and repeating it could duplicate it'
-      : `tried ${attempts} time${attempts === 1 ? '' : 's'}; check the network and --base-url`;
-    return new ApiError(code, `${what} (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts }, hint);
   }
 }
 
@@ -307,17 +449,26 @@ interface Attempt {
   status: number;
   headers: HeaderBag;
   body: unknown;
+  contentType: string | undefined;
+  /** Why the answer is not the API's; undefined when it is. */
+  notApi: string | undefined;
   rateLimit: ReturnType<typeof parseRateLimit>;
   retryAfterMs: number | undefined;
 }
 
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/** "40 s", "5 min", "2.8 h". */
+function duration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+/** A time of day on this machine's clock: 14:32:10 (with the date when not today). */
+function clock(at: number): string {
+  const d = new Date(at);
+  const time = d.toTimeString().slice(0, 8);
+  return d.toDateString() === new Date().toDateString() ? time : `${d.toISOString().slice(0, 10)} ${time}`;
 }
 
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
@@ -331,6 +482,16 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
     const { connectSharedLimiter, sharedLimiterId } = await import('./shared-limiter.js');
     shared = await connectSharedLimiter({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
   }
+  const proxy = proxyFor(baseUrl, deps.env);
+  let dispatcher: Dispatcher | undefined;
+  if (proxy) {
+    // undici's own proxy support, loaded only when a proxy is set; given the variables from
+    // deps.env (lower case first, empty unset), never process.env behind them.
+    const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+    const vars = proxyEnv(deps.env);
+    dispatcher = new EnvHttpProxyAgent({ ...agentOptions({ concurrency: settings.concurrency, timeoutMs: settings.timeoutMs }), httpProxy: vars.http?.url ?? '', httpsProxy: vars.https?.url ?? '', noProxy: vars.noProxy });
+    log.debug(`· proxy ${proxy.shown} (${proxy.variable}) for ${baseUrl.host}`);
+  }
   return new ApiClient({
     shared,
     baseUrl,
@@ -338,8 +499,10 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
     concurrency: settings.concurrency,
     rate: settings.rate,
     timeoutMs: settings.timeoutMs,
+    maxPauseMs: (settings.maxPause ?? DEFAULT_MAX_PAUSE_S) * 1000,
     log,
     now: deps.now,
     sleep: deps.sleep,
+    ...(dispatcher ? { dispatcher, proxy } : {}),
   });
 }

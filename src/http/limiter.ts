@@ -66,12 +66,16 @@ export class RequestLimiter {
     });
   }
 
-  /** Runs `send` when the pace allows and feeds its answer back into the pace. */
-  async run<T extends Answer>(send: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `send` when the pace allows and feeds its answer back into the pace. A wait here (a
+   * pause, the pace) ends when `signal` aborts, and the request is then not sent (Ctrl-C).
+   */
+  async run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.bottleneck.schedule(async () => {
+      signal?.throwIfAborted();
       const grant = this.shared ? await this.sharedGrant() : undefined;
-      if (grant !== undefined) return this.runGranted(grant, send);
-      const ticket = await this.admit();
+      if (grant !== undefined) return this.runGranted(grant, send, signal);
+      const ticket = await this.admit(signal);
       this.requests += 1;
       try {
         const answer = await send();
@@ -85,9 +89,10 @@ export class RequestLimiter {
   }
 
   /** Waits until the gate (and a shared budget, if any) lets this request start. */
-  private async admit(): Promise<Ticket> {
+  private async admit(signal?: AbortSignal): Promise<Ticket> {
     // Bounded: every round either starts the request or sleeps until the gate's next moment.
     for (let round = 0; round < 1_000_000; round++) {
+      signal?.throwIfAborted();
       const now = this.opts.now();
       // The pace is the bottleneck when requests wait for it: others held in the gate, or this one
       // held back already (one request at a time, like paging, waits too). Not requests queued for
@@ -97,7 +102,7 @@ export class RequestLimiter {
       const busy = round > 0 || this.waiting > 0;
       const verdict = this.gate.start(now, busy);
       if ('ticket' in verdict) return verdict.ticket;
-      await this.wait(verdict.retryAt - now, verdict.onFinish === true);
+      await this.wait(verdict.retryAt - now, verdict.onFinish === true, signal);
     }
     throw new Error('the rate limiter never let the request start');
   }
@@ -117,17 +122,18 @@ export class RequestLimiter {
   }
 
   /** Sends a request the shared budget granted: only this process's --rate holds it further. */
-  private async runGranted<T extends Answer>(grant: string, send: () => Promise<T>): Promise<T> {
+  private async runGranted<T extends Answer>(grant: string, send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.opts.rate !== undefined && this.opts.rate > 0) {
       const now = this.opts.now();
       const at = Math.max(this.ceilingNext, now);
       this.ceilingNext = at + 1000 / this.opts.rate;
-      await this.wait(at - now);
+      await this.wait(at - now, false, signal);
     }
-    this.requests += 1;
     let answer: Answer = { status: 0 };
     const sentAt = this.opts.now();
     try {
+      signal?.throwIfAborted();
+      this.requests += 1;
       const got = await send();
       answer = got;
       return got;
@@ -142,13 +148,13 @@ export class RequestLimiter {
     }
   }
 
-  /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first. */
-  private async wait(ms: number, orAnswer = false): Promise<void> {
+  /** Sleeps `ms`, or — `orAnswer` — until the next answer if that comes first, or until `signal` aborts. */
+  private async wait(ms: number, orAnswer = false, signal?: AbortSignal): Promise<void> {
     if (ms <= 0) return;
     this.waiting += 1;
     const stop = new AbortController();
     try {
-      const slept = this.opts.sleep(ms, stop.signal).catch(() => undefined);
+      const slept = this.opts.sleep(ms, signal ? AbortSignal.any([stop.signal, signal]) : stop.signal).catch(() => undefined);
       await (orAnswer ? Promise.race([slept, new Promise<void>((r) => this.answerWaiters.push(r))]) : slept);
     } finally {
       stop.abort();

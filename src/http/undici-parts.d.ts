@@ -10,3 +10,7 @@ declare module 'undici/lib/api/api-request.js' {
   /** `Dispatcher#request`: called with the dispatcher as `this`. */
   export default function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
 }
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import { EnvHttpProxyAgent } from 'undici';
+  export default EnvHttpProxyAgent;
+}
