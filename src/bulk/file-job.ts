@@ -137,10 +137,11 @@ export async function runFileJob<T>(
   plan: BulkPlan<T>,
   source: JobSource,
   files: Pick<JobFiles, 'journal' | 'earlier' | 'rejects'>,
-  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; firstAlone?: boolean },
+  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number },
 ): Promise<BulkResult> {
   return runBulk(plan, {
     rows: source.rows,
+    client: o.client,
     log: ctx.log,
     onSignal: ctx.deps.onSignal,
     rejects: files.rejects,
@@ -148,7 +149,6 @@ export async function runFileJob<T>(
     earlier: files.earlier,
     dryRun: o.dryRun,
     window: Math.max(2, o.concurrency * 4),
-    ...(o.firstAlone ? { firstAlone: true } : {}),
     startProgress: (facts) =>
       startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 })),
   });

@@ -96,8 +96,8 @@ export class Journal {
     private readonly now: () => number,
     private readonly earlierRun: EarlierRun | undefined,
     private readonly lock: { release(): void } | undefined,
-    /** False for stdin: never resumed, so kept under a finished name however it ends. */
-    private readonly resumable: boolean,
+    /** False for stdin (and a retired run): never resumed, so kept under a finished name however it ends. */
+    private resumable: boolean,
     /** Finished records to keep (`config set jobsKept`), counted again once this one is finished. */
     private readonly keep: number | undefined,
     private readonly redact: (text: string) => string,
@@ -219,6 +219,15 @@ export class Journal {
     if (this.fd !== undefined && this.dirty) fsyncSync(this.fd);
     this.dirty = false;
     this.lastSync = now;
+  }
+
+  /**
+   * Closes a run that stopped before anything was stored (refused at its first request): kept for
+   * the record under a name never resumed, so nothing is left to --resume or --restart.
+   */
+  retire(): void {
+    this.resumable = false;
+    this.close(false);
   }
 
   /** Flushes to disk; `finished` marks the job complete, so the next run starts afresh. */

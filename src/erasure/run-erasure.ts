@@ -227,6 +227,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
       rows: (async function* () {
         for (const r of requests) yield { cells: [r.text], line: r.line };
       })(),
+      client,
       log: ctx.log,
       onSignal: ctx.deps.onSignal,
       rejects,
@@ -234,7 +235,6 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
       earlier,
       dryRun: false,
       window: Math.max(2, settings.concurrency * 4),
-      firstAlone: true,
       startProgress: (facts) => startProgress(ctx, () => ({ ...facts(), bytesRead: 0, size: undefined, pace: client.stats().pace, throttled: client.stats().throttled })),
     });
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:

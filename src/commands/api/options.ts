@@ -1,6 +1,6 @@
 /**
  * `callctl api`'s options, typed and checked before any code loads: a known method, a path that
- * stays under the base URL, `-f key=value` fields (JSON numbers, booleans and null sent as such),
+ * stays under the base URL (decoded and normalised first, docs/cli.md), `-f key=value` fields (JSON numbers, booleans and null sent as such),
  * and DELETE only with --confirm — an erasure through the escape hatch is still an erasure.
  */
 import { UsageError } from '../../errors.js';
@@ -19,6 +19,26 @@ export interface ApiOptions {
 
 const METHODS: readonly Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
+/**
+ * Whether a path could step out of the base URL: it is decoded (over and over: `%252e` is `%2e`
+ * to a server that decodes twice) before its segments — split at `/` and at `\`, which URLs
+ * read as `/` — are checked for `.` and `..`.
+ */
+function leavesBase(path: string): boolean {
+  let decoded = path;
+  for (let i = 0; i < 4; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(decoded);
+    } catch {
+      break; // a lone `%` (an id like "50%"): what no server can decode further
+    }
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return /%[0-9a-f]{2}/i.test(decoded) || decoded.split(/[/\\]/).some((s) => s.trim() === '..' || s.trim() === '.');
+}
+
 function fieldValue(raw: string): unknown {
   if (raw === 'true' || raw === 'false' || raw === 'null' || /^-?\d+(\.\d+)?$/.test(raw)) return JSON.parse(raw);
   return raw;
@@ -31,7 +51,7 @@ export function apiOptions(args: string[], opts: Record<string, unknown>): ApiOp
   if (/^[a-z]+:\/\//i.test(rawPath)) throw new UsageError('give a path under the base URL, not a full URL', 'e.g. callctl api GET /contacts');
   const [pathPart = '', queryPart] = rawPath.split('?', 2);
   const path = `/${pathPart.replace(/^\/+/, '')}`;
-  if (path.split('/').some((s) => s === '..' || s === '.')) throw new UsageError(`the path ${rawPath} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
+  if (leavesBase(path)) throw new UsageError(`the path ${rawPath} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
   if (method === 'DELETE' && opts.confirm !== true) {
     throw new UsageError(`DELETE ${path} is irreversible (an erasure through the escape hatch is still an erasure); nothing was sent`, `add --confirm: callctl api DELETE ${path} --confirm`);
   }
