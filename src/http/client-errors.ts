@@ -62,8 +62,8 @@ export function statusError(req: Failing, answer: { status: number; body: unknow
 function notFoundHint(req: Failing, ambiguousBefore: boolean): string {
   if (ambiguousBefore) return 'an earlier attempt may already have done it';
   if (req.shape?.names === 'record') return 'check the id';
-  const base = 'the base URL ends in /api/v1 (check --base-url or CALLCTL_BASE_URL)';
-  return req.shape?.names === 'collection' ? `nothing answers at this path: ${base}` : `check the path, which is under the base URL, and that ${base}`;
+  const base = '--base-url or CALLCTL_BASE_URL, which ends in /api/v1';
+  return req.shape?.names === 'collection' ? `nothing answers at this path: check ${base}` : `check the path, which is under the base URL, and ${base}`;
 }
 
 /** The error of a transport failure: no connection, a dropped one, a timeout, a refused certificate. */

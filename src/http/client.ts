@@ -316,7 +316,7 @@ export class ApiClient {
     this.throttledSince ??= now;
     const forMs = now - this.throttledSince;
     if (forMs > this.maxPauseMs) {
-      this.halt(new RuntimeError('rate_limited', `the service has answered only 429 (too many requests) for ${duration(forMs)}, past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(now)));
+      this.halt(new RuntimeError('rate_limited', `the service has answered only 429 (too many requests) for ${duration(forMs)}, past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(undefined)));
     } else if (forMs > LONG_PAUSE_MS && !this.throttleSaid) {
       this.throttleSaid = true;
       this.opts.log.warn(`the service has answered only 429 (too many requests) for ${duration(forMs)}; still trying, until --max-pause (${this.maxPauseMs / 1000} s)`);
@@ -338,8 +338,9 @@ export class ApiClient {
     }
   }
 
-  private laterHint(at: number): string {
-    return this.bulk ? `run the same command with --resume after ${clock(at)}, or raise --max-pause` : `try again after ${clock(at)}, or raise --max-pause`;
+  private laterHint(at: number | undefined): string {
+    const when = at === undefined ? 'later' : `after ${clock(at)}`;
+    return this.bulk ? `run the same command with --resume ${when}, or raise --max-pause` : `try again ${when}, or raise --max-pause`;
   }
 
   /** Stops the client: every wait ends with `err`, and so does every later request. */
@@ -485,11 +486,8 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
   const proxy = proxyFor(baseUrl, deps.env);
   let dispatcher: Dispatcher | undefined;
   if (proxy) {
-    // undici's own proxy support, loaded only when a proxy is set; given the variables from
-    // deps.env (lower case first, empty unset), never process.env behind them.
-    const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
-    const vars = proxyEnv(deps.env);
-    dispatcher = new EnvHttpProxyAgent({ ...agentOptions({ concurrency: settings.concurrency, timeoutMs: settings.timeoutMs }), httpProxy: vars.http?.url ?? '', httpsProxy: vars.https?.url ?? '', noProxy: vars.noProxy });
+    const { proxyAgent } = await import('./proxy-agent.js');
+    dispatcher = await proxyAgent(proxyEnv(deps.env), agentOptions({ concurrency: settings.concurrency, timeoutMs: settings.timeoutMs }));
     log.debug(`· proxy ${proxy.shown} (${proxy.variable}) for ${baseUrl.host}`);
   }
   return new ApiClient({
