@@ -8,14 +8,14 @@
  * (outage.ts). Every wait — a pause, a back-off, a place in the queue — ends on Ctrl-C.
  */
 import type { LookupFunction } from 'node:net';
-import type { Dispatcher, Agent as UndiciAgent } from 'undici';
+import type { Dispatcher } from 'undici';
 // undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
 // files are used (BENCHMARKS.md §4, start-up), and the proxy agent only when a proxy is set.
 // Types: undici-parts.d.ts.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
-import { ApiError, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { ApiError, InterruptedError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
 import type { AnswerSeen } from '../jobs/timeline.js';
@@ -23,12 +23,17 @@ import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { RequestLimiter, type LimiterStats } from './limiter.js';
 import { OutageWatch, type OutageView } from './outage.js';
+import { DEFAULT_MAX_PAUSE_S, PauseWatch } from './pauses.js';
+import { agentOptions } from './agent-options.js';
+import { urlUnder } from './paths.js';
 import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
 import { parseRateLimit, parseRetryAfter, type HeaderBag } from './ratelimit-headers.js';
 import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure, type TransportFailure } from './retry.js';
 import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
 
 export { serverMessage } from './client-errors.js';
+export { DEFAULT_MAX_PAUSE_S } from './pauses.js';
+export { pathOf, segment } from './paths.js';
 export type { AnswerShape } from './answer.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -62,26 +67,6 @@ export interface ApiResponse<T = unknown> {
 const MAX_THROTTLED_WAITS = 200;
 /** Answers in a row that are not the API's after which nothing more is tried: whatever is in the way answers all alike. */
 export const NOT_API_LIMIT = 3;
-/** A connection not open after this long is given up (and retried, if the request may be). */
-const CONNECT_TIMEOUT_MS = 5_000;
-/** A pause longer than this is said on stderr, with when it ends. */
-const LONG_PAUSE_MS = 60_000;
-/** --max-pause's default, in seconds. */
-export const DEFAULT_MAX_PAUSE_S = 600;
-
-/** Encodes one id as a single path segment: `../calls` can never reach another endpoint. */
-export function segment(id: string): string {
-  if (id.trim() === '') throw new UsageError('the id is empty', 'give the id of an existing record');
-  // URLs resolve `.` and `..` (even as %2E%2E) as directory steps: such an id would reach another
-  // endpoint, so it is refused rather than sent.
-  if (id === '.' || id === '..') throw new UsageError(`the id "${id}" cannot be sent as a path segment`, 'give the id of an existing record');
-  return encodeURIComponent(id);
-}
-
-/** Tagged template for paths: every interpolated value is an encoded segment. */
-export function pathOf(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
-  return strings.reduce((out, s, i) => out + s + (i < ids.length ? segment(String(ids[i])) : ''), '');
-}
 
 export interface ClientOptions {
   baseUrl: URL;
@@ -106,23 +91,11 @@ export interface ClientOptions {
   lookup?: LookupFunction;
 }
 
-/** The options of the Agent (or proxy agent) every request goes through. */
-export function agentOptions(o: { concurrency: number; timeoutMs: number; lookup?: LookupFunction | undefined }): UndiciAgent.Options {
-  return {
-    connections: o.concurrency,
-    keepAliveTimeout: 10_000,
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
-    connect: { timeout: Math.min(o.timeoutMs, CONNECT_TIMEOUT_MS), ...(o.lookup ? { lookup: o.lookup } : {}) },
-  };
-}
-
 export class ApiClient {
   private readonly agent: Dispatcher;
   private readonly limiter: RequestLimiter;
-  private readonly basePath: string;
   private readonly random: () => number;
-  private readonly maxPauseMs: number;
+  private readonly pauses: PauseWatch;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
   /** Told of every attempt's answer, 429s included, and of every failed attempt (a job's timeline). */
@@ -135,24 +108,19 @@ export class ApiClient {
   /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
   private readonly stopper = new AbortController();
   private readonly health = new OutageWatch();
-  /** Since when every answer has been a 429 (undefined: the last one was not). */
-  private throttledSince: number | undefined;
-  private throttleSaid = false;
-  private pauseSaidUntil = 0;
 
   constructor(private readonly opts: ClientOptions) {
     this.agent = opts.dispatcher ?? new Agent(agentOptions(opts));
-    this.maxPauseMs = opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_S * 1000;
+    this.pauses = new PauseWatch({ log: opts.log, now: opts.now, maxPauseMs: opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_S * 1000, bulk: () => this.bulk, halt: (err) => this.halt(err) });
     this.limiter = new RequestLimiter({
       concurrency: opts.concurrency,
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => this.paused(ms),
+      onPause: (ms) => this.pauses.paused(ms),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
     });
-    this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');
     this.random = opts.random ?? Math.random;
   }
 
@@ -173,7 +141,7 @@ export class ApiClient {
 
   /** Sends one request (with retries) and returns the 2xx answer, or throws ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
-    const url = this.urlFor(req);
+    const url = urlUnder(this.opts.baseUrl, req.path, req.query);
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const safePost = req.method === 'POST' && req.safeToRetry === true;
     // A one-shot command gives up on a request once its attempts and back-offs have taken
@@ -239,12 +207,12 @@ export class ApiClient {
 
       if (answer.status === 429) {
         // The limiter has paused everyone; this request simply queues again. Never a failure.
-        this.throttled();
+        this.pauses.throttled();
         throttledWaits += 1;
         if (throttledWaits > MAX_THROTTLED_WAITS) throw statusError(req, answer, { attempts: attempt, maxWaits: MAX_THROTTLED_WAITS });
         continue;
       }
-      this.throttledSince = undefined;
+      this.pauses.answered();
       if (answer.notApi !== undefined) {
         // Not the API's answer (a page, text, JSON of another shape): a fault of this attempt.
         this.notApiStreak += 1;
@@ -310,39 +278,6 @@ export class ApiClient {
     });
   }
 
-  /** A 429: after a minute of nothing else it is said; past --max-pause, everything stops. */
-  private throttled(): void {
-    const now = this.opts.now();
-    this.throttledSince ??= now;
-    const forMs = now - this.throttledSince;
-    if (forMs > this.maxPauseMs) {
-      this.halt(new RuntimeError('rate_limited', `the service has answered only 429 (too many requests) for ${duration(forMs)}, past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(undefined)));
-    } else if (forMs > LONG_PAUSE_MS && !this.throttleSaid) {
-      this.throttleSaid = true;
-      this.opts.log.warn(`the service has answered only 429 (too many requests) for ${duration(forMs)}; still trying, until --max-pause (${this.maxPauseMs / 1000} s)`);
-    }
-  }
-
-  /** The limiter paused every request: a long pause is said with its end; one past --max-pause stops everything. */
-  private paused(ms: number): void {
-    this.opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`);
-    const now = this.opts.now();
-    const end = now + ms;
-    if (ms > this.maxPauseMs) {
-      this.halt(new RuntimeError('pause_too_long', `the service asks for a pause of ${duration(ms)} (429, Retry-After), past --max-pause ${this.maxPauseMs / 1000} s`, this.laterHint(end)));
-      return;
-    }
-    if (ms > LONG_PAUSE_MS && end > this.pauseSaidUntil + 1_000) {
-      this.pauseSaidUntil = end;
-      this.opts.log.warn(`the service asks for a pause of ${duration(ms)} (429, Retry-After): waiting until ${clock(end)} (Ctrl-C stops${this.bulk ? '; --resume continues' : ''})`);
-    }
-  }
-
-  private laterHint(at: number | undefined): string {
-    const when = at === undefined ? 'later' : `after ${clock(at)}`;
-    return this.bulk ? `run the same command with --resume ${when}, or raise --max-pause` : `try again ${when}, or raise --max-pause`;
-  }
-
   /** Stops the client: every wait ends with `err`, and so does every later request. */
   private halt(err: Error): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(err);
@@ -393,20 +328,6 @@ export class ApiClient {
     }
   }
 
-  private urlFor(req: ApiRequest): URL {
-    const url = new URL(this.opts.baseUrl.href);
-    const [pathPart, queryPart] = req.path.split('?', 2) as [string, string | undefined];
-    url.pathname = this.basePath + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
-    // The URL parser resolves dot segments, `%2e%2e` among them: a path that resolves out of the
-    // base is never sent, whoever built it (the api command checks its own more strictly).
-    if (url.pathname !== this.basePath && !url.pathname.startsWith(`${this.basePath}/`)) {
-      throw new UsageError(`the path ${req.path.split('?')[0]} leaves the API base`, 'paths are relative to the base URL (/api/v1)');
-    }
-    if (queryPart) url.search = queryPart;
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    return url;
-  }
-
   private async attempt(req: ApiRequest, url: URL, payload: string | undefined, timeout: number): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
@@ -455,21 +376,6 @@ interface Attempt {
   notApi: string | undefined;
   rateLimit: ReturnType<typeof parseRateLimit>;
   retryAfterMs: number | undefined;
-}
-
-/** "40 s", "5 min", "2.8 h". */
-function duration(ms: number): string {
-  const s = ms / 1000;
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-/** A time of day on this machine's clock: 14:32:10 (with the date when not today). */
-function clock(at: number): string {
-  const d = new Date(at);
-  const time = d.toTimeString().slice(0, 8);
-  return d.toDateString() === new Date().toDateString() ? time : `${d.toISOString().slice(0, 10)} ${time}`;
 }
 
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
