@@ -261,7 +261,9 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   } finally {
     await Promise.allSettled([...inflight]);
     progress.stop();
-    offs.forEach((off) => off());
+    // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
+    // closing the connections) must not kill the process before it exits 130.
+    if (!stopping) offs.forEach((off) => off());
     io.rejects.close();
     // Stopped before the service stored anything (its first request refused): nothing to resume,
     // so nothing is left for --restart either — the journal stays only as the job's record.
