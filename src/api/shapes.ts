@@ -1,6 +1,6 @@
 /**
  * What each operation of the API returns (docs/api.md), as the client checks it: a 2xx of another
- * shape is not the API's answer (docs/cli.md, "What counts") and never counts as done. The checks
+ * shape is not the API's answer (docs/network.md, "What counts as the API's answer") and never counts as done. The checks
  * ask only what the API documents, and every value is returned as it came — unknown fields kept.
  * A list page's shape is paging's (src/http/paginate.ts, `LIST_PAGE`).
  */

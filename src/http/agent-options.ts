@@ -1,6 +1,6 @@
 /**
  * The options of the dispatcher every request goes through — the client's own Agent or the proxy
- * agent (proxy-agent.ts): connections, keep-alive, and the timeouts of docs/cli.md (a connect
+ * agent (proxy-agent.ts): connections, keep-alive, and the timeouts of docs/network.md (a connect
  * timeout of a few seconds, a first-byte and an idle-body timeout of --timeout).
  */
 import type { LookupFunction } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Whether an answer is the API's (docs/cli.md, "What counts"). The API answers JSON (docs/api.md);
+ * Whether an answer is the API's (docs/network.md, "What counts as the API's answer"). The API answers JSON (docs/api.md);
  * a captive portal, an SSO page or a proxy in front of it answers an HTML page — often with 200 —
  * and a 200 is not a success unless its body is what the operation returns: a contact with an id,
  * a call, a list. The shapes themselves are the API's, in src/api/shapes.ts (and the list's in

@@ -145,7 +145,7 @@ export class ApiClient {
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const safePost = req.method === 'POST' && req.safeToRetry === true;
     // A one-shot command gives up on a request once its attempts and back-offs have taken
-    // --timeout in all (docs/cli.md); the time a 429 pause or the pace holds it is not counted.
+    // --timeout in all (docs/network.md); the time a 429 pause or the pace holds it is not counted.
     let budget = this.bulk ? Infinity : this.opts.timeoutMs;
     let timeout = this.opts.timeoutMs;
     const waits = req.signal ? AbortSignal.any([req.signal, this.stopper.signal]) : this.stopper.signal;
@@ -236,7 +236,7 @@ export class ApiClient {
   }
 
   /**
-   * Whether a failure cannot heal (docs/cli.md): a refused certificate or proxy tunnel always; a
+   * Whether a failure cannot heal (docs/network.md): a refused certificate or proxy tunnel always; a
    * name that does not resolve, or a connection refused on this machine, until the server has
    * answered once — after that, it is an outage (a restart, a flaky resolver) and is waited out.
    */

@@ -1,6 +1,6 @@
 /**
- * Whether the service is down, as a bulk job's progress tells it (docs/cli.md, "Throttling and
- * retries"): one line kept up to date — "service unreachable for 12 s, retrying in 4 s" — rather
+ * Whether the service is down, as a bulk job's progress tells it (docs/network.md, "Failures,
+ * timeouts and waits"): one line kept up to date — "service unreachable for 12 s, retrying in 4 s" — rather
  * than a line per retry. An outage is failures (no connection, a dropped one, a timeout, a 5xx)
  * with no answer in between for OUTAGE_AFTER_MS: a lone fault among answers (`--faults`) is not
  * one. Any answer of the service ends it.

@@ -1,5 +1,5 @@
 /**
- * No wait is silent or endless (docs/cli.md, "What counts, and what cannot hurt"): a 429 pause
+ * No wait is silent or endless (docs/network.md, "Failures, timeouts and waits"): a 429 pause
  * longer than a minute is said on stderr with when it ends; one longer than --max-pause — or 429s
  * that go on past it without a pause that ends them (`Retry-After: 0`) — stops the client: every
  * request then ends with the one error, whose hint is when to try again (a job: with --resume).

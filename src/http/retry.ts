@@ -21,7 +21,7 @@ export interface TransportFailure {
   /** What happened, for a person. */
   reason: string;
   /**
-   * What no retry can heal (docs/cli.md, "Throttling and retries"): a name that does not resolve,
+   * What no retry can heal (docs/network.md): a name that does not resolve,
    * a certificate refused, a proxy refusing the tunnel. `refused`: a refused connection, which
    * cannot heal only when nothing on this machine ever answered (the client decides).
    */

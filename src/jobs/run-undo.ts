@@ -173,7 +173,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
       for (const e of effects) yield { cells: [String(e.line), e.id], line: e.line };
     })();
     const source = { header: ['line', 'id'], rows, bytesRead: () => 0, size: undefined, delimiter: ',', encoding: 'utf8' };
-    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency, firstAlone: true });
+    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency });
   } finally {
     receipts?.close();
   }

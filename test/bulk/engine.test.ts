@@ -4,7 +4,7 @@
 // stopping the job, and the service taken for down after a run of failures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type BulkIO, type BulkPlan, runBulk } from '../../src/bulk/engine.js';
@@ -135,18 +135,22 @@ test('a refused key (401) stops the job; twenty failures in a row take the servi
   assert.equal(down.counts.failed, 20);
 });
 
-test('the first row goes alone: a refused key is met once, and a job that stored nothing leaves no journal', async (t) => {
+test('the first row goes alone: a refused key is met once, and a job that stored nothing leaves nothing to resume', async (t) => {
   const dir = tempDir(t);
   let sends = 0;
-  const journal = Journal.open(dir, 'refused', false, {}, Date.now);
+  const header = { job: '0123456789', kind: 'test', file: '-', options: {}, files: {} };
+  const journal = Journal.open(dir, 'refused', { resume: undefined, header, now: Date.now });
   const r = await runBulk(plan([], { onSend: async () => void sends++ }), io(dir, ['a,401', ...Array.from({ length: 30 }, (_, i) => `x${i},401`)], { window: 16, journal }));
   assert.ok(r.fatal instanceof ApiError && r.fatal.status === 401);
   assert.equal(sends, 1, 'one request, not one per row in flight');
   assert.equal(Journal.earlier(dir, 'refused'), undefined, 'nothing to --resume or --restart');
   assert.equal(total(r.counts), r.counts.rows);
 
+  // Kept as the job's record, under a name never resumed.
+  assert.ok(readdirSync(dir).some((n) => /\.done-\d+\.jsonl$/.test(n)), readdirSync(dir).join(', '));
+
   // A row stored before the refusal: the journal stays, for --resume.
-  const kept = Journal.open(dir, 'kept', false, {}, Date.now);
+  const kept = Journal.open(dir, 'kept', { resume: undefined, header, now: Date.now });
   const r2 = await runBulk(plan([]), io(dir, ['a,ok', 'b,401', 'c,401'], { window: 1, journal: kept }));
   assert.ok(r2.fatal instanceof ApiError);
   assert.equal(Journal.earlier(dir, 'kept')?.rows.get(1), 'updated');

@@ -1,6 +1,6 @@
 /**
  * `callctl api`'s options, typed and checked before any code loads: a known method, a path that
- * stays under the base URL (decoded and normalised first, docs/cli.md), `-f key=value` fields (JSON numbers, booleans and null sent as such),
+ * stays under the base URL (decoded and normalised first, docs/network.md), `-f key=value` fields (JSON numbers, booleans and null sent as such),
  * and DELETE only with --confirm — an erasure through the escape hatch is still an erasure.
  */
 import { UsageError } from '../../errors.js';
