@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
+import { LIST_PAGE } from '../../http/paginate.js';
 
 /** What the answers showed. `read`/`write`: true, false, or null when no answer told. */
 export interface KeyCheck {
@@ -45,7 +46,7 @@ async function statusOf(send: () => Promise<{ status: number }>): Promise<{ stat
 
 /** Checks the key with one read and, unless `write` is false, one write that changes nothing. */
 export async function checkKey(client: ApiClient, o: { write: boolean }): Promise<KeyCheck> {
-  const read = await statusOf(() => client.request({ method: 'GET', path: '/contacts', query: { limit: 1 } }));
+  const read = await statusOf(() => client.request({ method: 'GET', path: '/contacts', query: { limit: 1 }, shape: LIST_PAGE }));
   const ok = read.status !== 401;
   const check: KeyCheck = {
     ok,
