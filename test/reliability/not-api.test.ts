@@ -161,3 +161,14 @@ test('the sandbox is the API: an import against it is untouched by the checks', 
   assertEachOnce(sb.contacts().map((c) => c.phone), 30);
   assert.equal(readFileSync(file, 'utf8').split('\n').length, 32);
 });
+
+test('auth status behind a server answering `{}`: the key is not said to work', async (t) => {
+  const server = await scriptedServer(t, (_hit, res) => json(res, 200, {}));
+  const env = { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) };
+  const status = await runCli(['auth', 'status', '--json'], { env });
+  assert.equal(status.code, 1, status.stderr);
+  const report = JSON.parse(status.stdout);
+  assert.equal(report.ok, false);
+  assert.match(report.error, /the service answered with something that is not the API/);
+  assert.equal(server.hits.filter((h) => h.method === 'PATCH').length, 0, 'no write is probed once the read is not the API');
+});
