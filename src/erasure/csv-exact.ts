@@ -2,7 +2,7 @@
  * A CSV file callctl wrote (a rejects or changes file), read so that rows can be taken out of it
  * and every other byte left as it was: each record's cells for matching, and the byte range it
  * occupies in the file. The file is read in its own encoding — a BOM (UTF-8, UTF-16), else UTF-8
- * when valid, else Windows-1252, as the import reads (src/import/encoding.ts) — and its delimiter
+ * when valid, else Windows-1252, as every bulk job reads (src/source/encoding.ts) — and its delimiter
  * is sniffed on the header line as the import does. Rewriting copies the kept byte ranges as they
  * are (never re-encodes), into a temporary file beside it, fsync'd, then renamed over it.
  *
@@ -14,8 +14,8 @@ import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { parse } from 'csv-parse/sync';
-import { bomOf } from '../import/encoding.js';
-import { sniffDelimiter } from '../import/source.js';
+import { bomOf } from '../source/encoding.js';
+import { sniffDelimiter } from '../source/open.js';
 
 export type FileEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'windows-1252';
 

@@ -13,7 +13,7 @@ import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
 import { filesJobsWrote, type OwnFile } from './local-files.js';
 import { journalHolding } from './local-journals.js';
-import { normalizeHeader } from '../import/mapping.js';
+import { normalizeHeader } from '../source/headers.js';
 import type { Logger } from '../output/log.js';
 import { expandScientific } from '../phone/e164.js';
 import { type NumberKey, numberKey, sameNumber } from '../phone/compare.js';

@@ -14,8 +14,8 @@
  */
 import { UsageError } from '../errors.js';
 import { isEmail } from '../api/fields.js';
-import { fieldOfHeader, normalizeHeader } from '../import/mapping.js';
-import { type EncodingName, openSource } from '../import/source.js';
+import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
+import { type EncodingName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
 import { type NumberKey, writtenAsNumber } from '../phone/compare.js';
 import { emailKey } from './people.js';

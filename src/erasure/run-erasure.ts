@@ -17,7 +17,7 @@ import { checkResumable, openJob } from '../bulk/job.js';
 import { startProgress } from '../bulk/progress.js';
 import type { Context } from '../context.js';
 import { ApiError, CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
-import type { EncodingName } from '../import/source.js';
+import type { EncodingName } from '../source/open.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { regionOf } from '../phone/e164.js';
 import { type LocalCopy, type LocalSearch, ownCopyFiles, reportLocalCopies, searchLocalCopies } from './local-copies.js';

@@ -1,71 +1,16 @@
 /**
- * Column names to contact fields. Names are compared with case, spaces, `_`, `-` and dots ignored,
- * against the API's own names and the headers of the exports operators really have: Google
- * Contacts, Outlook, HubSpot / Salesforce-style CRMs, Excel lead sheets. Several columns may hold
- * a phone: mobile ones are preferred, then the first non-empty. `--map` overrides all of it.
+ * Column names to contact fields, for the import: each header read by the names of real exports
+ * (src/source/headers.ts). Several columns may hold a phone: mobile ones are preferred, then the
+ * first non-empty. `--map` overrides all of it.
  */
 import { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
 import { UsageError } from '../errors.js';
+import { fieldOfHeader, type HeaderTarget, normalizeHeader } from '../source/headers.js';
 
 export const FIELDS = CONTACT_FIELDS;
 export type Field = ContactField;
-/**
- * `fullName` is split into first and last name when those have no column of their own; `country`
- * is no field of a contact but the region the row's phone is read with.
- */
-export type Target = Field | 'fullName' | 'country';
-
-export function normalizeHeader(h: string): string {
-  return h.toLowerCase().replace(/[\s_\-.:/()]+/g, '');
-}
-
-/**
- * Aliases by field. Besides generic names, the headers of real exports, looked up (not guessed)
- * in each product's documentation or in export files and scripts published with it:
- * - Google Contacts ("Google CSV"): First Name, Last Name, E-mail 1 - Value, Phone 1 - Value,
- *   Labels, Notes, Address N - Street/City/Region/Postal Code/Formatted; the older format's Given
- *   Name, Family Name, Group Membership.
- * - Outlook: E-mail Address, E-mail 2 Address, Mobile Phone, Business Phone, Home Phone, Primary
- *   Phone, Other Phone, Categories, Notes, Business/Home/Other Street/City/State/Postal Code.
- * - Apple Contacts' CSV import/export labels: first, last, note, phone (home|work|mobile),
- *   email (home|work), address (home|work) street/city/state/zip.
- * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, Street
- *   Address, City, State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
- * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
- *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
- *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
- * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
- *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
- * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note.
- * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
- *   (Close's lead_name is the company, so it is not taken for the person's name).
- * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.
- */
-const ALIASES: Record<Target, string[]> = {
-  firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
-  lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
-  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact'],
-  email: [
-    'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',
-    'personalemail', 'mail', 'secondaryemail', 'personemail', 'contactemail', 'emailhome', 'emailwork', 'emailother',
-  ],
-  phone: [
-    'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile',
-    'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno',
-    'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
-    'personphone', 'contactphone', 'phonehome', 'phonework', 'phonemain', 'phoneother',
-  ],
-  address: ['address', 'street', 'streetaddress', 'addressline1', 'address1', 'adresse', 'direccion', 'dirección', 'strasse', 'straße'],
-  city: ['city', 'town', 'ville', 'stadt', 'ort', 'ciudad', 'locality'],
-  state: ['state', 'region', 'province', 'county', 'stateprovince', 'stateregion'],
-  zipCode: ['zipcode', 'zip', 'postalcode', 'codepostal', 'cp', 'postcode', 'zippostalcode', 'plz'],
-  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments', 'personlabel'],
-  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage', 'statuslabel'],
-  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks', 'personnote'],
-  // HubSpot's `Country/Region`; French, German, Spanish, Italian, Dutch. Not `Country Code`, which
-  // is as often the dialling code as the ISO one (--map "Country Code=country" says which).
-  country: ['country', 'countryregion', 'countryorregion', 'countryname', 'pays', 'land', 'pais', 'país', 'nazione', 'paese'],
-};
+/** What a column maps to (src/source/headers.ts, HeaderTarget). */
+export type Target = HeaderTarget;
 
 /** The part names of a block's country column: Google's `Address 1 - Country`, Outlook's `Business Country/Region`, `Mailing Country`. */
 const BLOCK_COUNTRY = new Set(['country', 'countryregion', 'countryorregion', 'countryname']);
@@ -75,14 +20,6 @@ const WEAK_NAME = new Set(['leadname']);
 
 /** Phone columns whose name says mobile: preferred when a row has several phones. */
 const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
-
-const LOOKUP = new Map<string, Target>();
-for (const [target, names] of Object.entries(ALIASES) as Array<[Target, string[]]>) for (const n of names) LOOKUP.set(normalizeHeader(n), target);
-
-/** The field a header names by the aliases above (undefined: none): how erasure requests find their columns. */
-export function fieldOfHeader(header: string): Target | undefined {
-  return LOOKUP.get(normalizeHeader(header));
-}
 
 /** The address fields, which come from one block of columns at a time. */
 export type AddressField = 'address' | 'city' | 'state' | 'zipCode';
@@ -192,7 +129,7 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       const block = blockPart(norm);
       if (block) return addToBlock(block.prefix, name, index, block.part);
     }
-    const target = override !== undefined ? override : LOOKUP.get(norm);
+    const target = override !== undefined ? override : fieldOfHeader(norm);
     if (target === null) return;
     if (target !== undefined && ADDRESS_FIELDS.has(target)) return addToBlock('', name, index, target as AddressField);
     if (target === undefined) return void mapping.unknown.push(name);

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { encodePhoneResult, toE164 } from '../phone/e164.js';
-import type { Row } from './source.js';
+import type { Row } from '../source/open.js';
 
 export interface PhoneThreadOptions {
   /** The phone text of a row's cells (validate.ts `phoneTextOf`), undefined when it has none. */

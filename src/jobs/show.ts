@@ -71,7 +71,7 @@ export async function listJobs(ctx: Context): Promise<number> {
 async function reasonsIn(ctx: Context, path: string | undefined): Promise<string[] | undefined> {
   if (path === undefined) return [];
   if (!existsSync(path)) return undefined;
-  const { openSource } = await import('../import/source.js');
+  const { openSource } = await import('../source/open.js');
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p });
   try {
     const at = source.header.lastIndexOf('error');

@@ -13,9 +13,9 @@ import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { normalizeHeader } from '../import/mapping.js';
+import { normalizeHeader } from '../source/headers.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
-import { type EncodingName, openSource } from '../import/source.js';
+import { type EncodingName, openSource } from '../source/open.js';
 import { checkOutcome, isCurrency } from './check.js';
 
 export interface WritebackOptions {

@@ -140,7 +140,7 @@ async function optionValues(opt: Option, values: Record<string, string>, env: En
 async function sheets(file: string): Promise<Candidate[]> {
   const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
   try {
-    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx-zip.js');
+    const { headOf, isZip, sheetsOf } = await import('../../source/xlsx-zip.js');
     if (!isZip(headOf(path))) return [];
     return [...sheetsOf(path).map((s) => ({ value: s.name })), { value: 'all', description: 'every sheet whose header maps' }];
   } catch {

@@ -1,10 +1,10 @@
-// A workbook's shared strings kept on disk (src/import/disk-strings.ts): every text comes back
+// A workbook's shared strings kept on disk (src/source/disk-strings.ts): every text comes back
 // whole, whatever its length or script, in any order, and the file is gone after close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { DiskStrings } from '../../src/import/disk-strings.js';
+import { DiskStrings } from '../../src/source/disk-strings.js';
 
 test('shared strings on disk: each text back as it was added, in any order; the file removed on close', () => {
   const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('callctl-strings-')));

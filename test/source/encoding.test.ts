@@ -6,7 +6,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { incompleteTail, Utf8Check } from '../../src/import/encoding.js';
+import { incompleteTail, Utf8Check } from '../../src/source/encoding.js';
 
 type T = Parameters<typeof tempDir>[0];
 

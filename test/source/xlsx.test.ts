@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-import { cellText, sheetsOf } from '../../src/import/xlsx.js';
+import { cellText, sheetsOf } from '../../src/source/xlsx.js';
 
 type T = Parameters<typeof tempDir>[0];
 

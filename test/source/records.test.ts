@@ -1,9 +1,9 @@
 // The parser's records reach the rows in order, and its error only after every record before it
-// (src/import/source.ts, recordsOf): the good rows above a broken quote are all counted.
+// (src/source/open.ts, recordsOf): the good rows above a broken quote are all counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Transform } from 'node:stream';
-import { recordsOf } from '../../src/import/source.js';
+import { recordsOf } from '../../src/source/open.js';
 
 test('records still in the parser when its flush fails come before the error', async () => {
   // As csv-parse at a quote never closed: the last chunk's records are pushed after the input has

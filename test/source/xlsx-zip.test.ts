@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../helpers/cli.js';
-import { endParseAfterDrain, openWorkbook } from '../../src/import/xlsx.js';
+import { endParseAfterDrain, openWorkbook } from '../../src/source/xlsx.js';
 
 const require = createRequire(import.meta.url);
 const iterateStream = require('exceljs/lib/utils/iterate-stream.js') as (s: NodeJS.ReadableStream) => AsyncIterable<{ path: string; autodrain(): { promise(): Promise<void> } }>;

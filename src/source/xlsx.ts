@@ -10,8 +10,8 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { RuntimeError, UsageError } from '../errors.js';
 import { DiskStrings } from './disk-strings.js';
-import type { Row, Source } from './source.js';
-import { normalizeHeader } from './mapping.js';
+import type { Row, Source } from './open.js';
+import { normalizeHeader } from './headers.js';
 import { type SheetSummary, otherSheets } from './xlsx-sheets.js';
 import { sheetsOf } from './xlsx-zip.js';
 
