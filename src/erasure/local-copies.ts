@@ -8,7 +8,7 @@
  * (csv-exact.ts), and the receipt names the file.
  */
 import { dirname, join } from 'node:path';
-import { emailKey } from './people.js';
+import { emailKey } from '../contacts/people.js';
 import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
 import { filesJobsWrote, type OwnFile } from './local-files.js';

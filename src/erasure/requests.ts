@@ -13,13 +13,12 @@
  * only for holding too few digits to identify anyone.
  */
 import { UsageError } from '../errors.js';
-import { isEmail } from '../api/fields.js';
 import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
 import { type EncodingName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
-import { type NumberKey, writtenAsNumber } from '../phone/compare.js';
-import { emailKey } from './people.js';
-import { phoneOf } from './phones.js';
+import { askedKind, phoneOf } from '../contacts/asked.js';
+import { emailKey } from '../contacts/people.js';
+import type { NumberKey } from '../phone/compare.js';
 
 export interface ErasureRequest {
   line: number;
@@ -47,7 +46,7 @@ function columnKind(header: string): 'id' | 'phone' | 'email' | undefined {
 /** One request as typed: an e-mail, a phone or an id (`as` forces the kind). */
 export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
   const t = text.trim();
-  const kind = as ?? (isEmail(t) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id');
+  const kind = as ?? askedKind(t);
   if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)] };
   if (kind === 'email') {
     if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');

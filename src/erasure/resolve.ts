@@ -12,7 +12,7 @@ import type { ApiClient } from '../http/client.js';
 import { createListWriter } from '../output/writers.js';
 import type { NumberKey } from '../phone/compare.js';
 import type { Person } from './local-copies.js';
-import { PeopleIndex, type StoredContact, storedContact } from './people.js';
+import { PeopleIndex, type StoredContact, storedContact } from '../contacts/people.js';
 import type { ErasureRequest } from './requests.js';
 
 export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;

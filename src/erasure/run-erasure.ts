@@ -22,7 +22,7 @@ import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../ou
 import { regionOf } from '../phone/e164.js';
 import { type LocalCopy, type LocalSearch, ownCopyFiles, reportLocalCopies, searchLocalCopies } from './local-copies.js';
 import { ReceiptsFile, receiptsPathOf } from './receipts.js';
-import { phoneNotes } from './phones.js';
+import { phoneNotes } from '../contacts/asked.js';
 import { type ErasureRequest, readRequests, requestOf } from './requests.js';
 import { listingFor, peopleOf, previewErasure, printPreview, type Resolution, resolveAll } from './resolve.js';
 

@@ -10,7 +10,7 @@ import { RuntimeError } from '../errors.js';
 import { guardCell } from '../output/csv-guard.js';
 import { JobFile, type Redact } from '../output/files.js';
 import type { ApiClient } from '../http/client.js';
-import { everyContact } from '../erasure/people.js';
+import { everyContact } from '../contacts/people.js';
 import type { ContactBody } from './validate.js';
 
 /** An existing contact: its id and the fields an import could change. */
@@ -24,7 +24,7 @@ export class ExistingContacts {
   private readonly byPhone = new Map<string, Existing>();
   listed = 0;
 
-  /** One listing of every contact — the same reading of phones as `contacts find` (erasure/people.ts). */
+  /** One listing of every contact — the same reading of phones as `contacts find` (src/contacts/people.ts). */
   static async load(client: ApiClient, region: string | undefined): Promise<ExistingContacts> {
     const index = new ExistingContacts();
     for await (const { stored, raw } of everyContact(client, region)) {

@@ -25,28 +25,31 @@ function callFilter({ outcome, since, until }: CallsLsOptions, contacts: Set<str
 
 /**
  * The contact ids `--contact` stands for: an id as given, or a phone's person — every contact
- * `contacts find --phone` returns (src/erasure/people.ts). A bare value is a phone when it holds
- * only phone characters and at least six digits, as in a file of erasure requests.
+ * `contacts find --phone` returns (src/contacts/people.ts). A bare value is a phone as in a file of
+ * erasure requests (src/contacts/asked.ts); an e-mail is taken as an id.
  */
 async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): Promise<Set<string> | undefined> {
   if (o.contact === undefined) return undefined;
-  const { requestOf } = await import('../../erasure/requests.js');
+  const { askedKind, phoneOf } = await import('../../contacts/asked.js');
   const { regionOf } = await import('../../phone/e164.js');
   const region = regionOf(o.country, (await ctx.settings()).country);
-  let request;
+  const text = o.contact.trim();
+  const hint = 'give a contact id, or the phone in international format (+44…) or with --country';
+  if (askedKind(text) !== 'phone') {
+    if (text === '.' || text === '..') throw new UsageError(`--contact ${o.contact}: the id "${text}" cannot be sent as a path segment`, hint);
+    return new Set([text]);
+  }
+  let number;
   try {
-    request = requestOf(o.contact, 1, region);
-    if (request.emails !== undefined) request = requestOf(o.contact, 1, region, 'id');
+    number = phoneOf(text, undefined, region);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    throw new UsageError(`--contact ${o.contact}: ${err.message.replace(/^line 1: /, '')}`, 'give a contact id, or the phone in international format (+44…) or with --country');
+    throw new UsageError(`--contact ${o.contact}: ${err.message}`, hint);
   }
-  const number = request.numbers?.[0];
-  if (number === undefined) return new Set([request.id as string]);
-  const { PeopleIndex } = await import('../../erasure/people.js');
+  const { PeopleIndex } = await import('../../contacts/people.js');
   const people = await PeopleIndex.load(client, region);
   const ids = people.phone(number).map((c) => c.id);
-  ctx.log.info(`${number.e164 ?? request.text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
+  ctx.log.info(`${number.e164 ?? text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
   return new Set(ids);
 }
 

@@ -9,7 +9,7 @@
  */
 import { updateContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
-import { everyContact, isNational } from '../../erasure/people.js';
+import { everyContact, isNational } from '../../contacts/people.js';
 import { createListWriter } from '../../output/writers.js';
 import { type NumberKey, NumberIndex, severalNumbers } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';

@@ -9,8 +9,8 @@
 import { CONTACT_CSV, CONTACT_TABLE } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../erasure/people.js';
-import { phoneNotes, phoneOf } from '../../erasure/phones.js';
+import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
 import { sameNumber } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';

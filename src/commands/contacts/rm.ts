@@ -12,7 +12,7 @@ import { ApiError, CallctlError, UsageError } from '../../errors.js';
 import { eraseContact, getContact } from '../../api/contacts.js';
 import { listCalls } from '../../api/calls.js';
 import { ownCopyFiles, type Person, reportLocalCopies, searchLocalCopies } from '../../erasure/local-copies.js';
-import { storedContact } from '../../erasure/people.js';
+import { storedContact } from '../../contacts/people.js';
 import { ReceiptsFile, receiptsPathOf } from '../../erasure/receipts.js';
 import type { ApiClient } from '../../http/client.js';
 import { requireFormat } from '../../output/format-check.js';

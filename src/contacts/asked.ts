@@ -1,10 +1,22 @@
 /**
- * A phone given to find a person (`find --phone`, `rm --phone`, a request file's phones): read by
- * its digits (src/phone/compare.ts), never refused for being invalid — only for holding too few
- * digits to identify anyone — and the one line each that says how it was read.
+ * What a person gives to find someone (`find --phone`, `rm --phone`, a request file's lines,
+ * `calls ls --contact`): an e-mail, a phone or an id. A phone is read by its digits
+ * (src/phone/compare.ts), never refused for being invalid — only for holding too few digits to
+ * identify anyone — and one line each says how it was read.
  */
+import { isEmail } from '../api/fields.js';
 import { UsageError } from '../errors.js';
-import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers } from '../phone/compare.js';
+import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers, writtenAsNumber } from '../phone/compare.js';
+
+/**
+ * What a bare value stands for: an e-mail when it is written as one, a phone when it holds only
+ * what a phone is written with (`+`, digits, spaces, `()`, `.`, `/`, `-`, an extension, several
+ * numbers) and at least six digits, and anything else an id, taken as given.
+ */
+export function askedKind(text: string): 'email' | 'phone' | 'id' {
+  const t = text.trim();
+  return isEmail(t) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id';
+}
 
 /** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
 export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
