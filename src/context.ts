@@ -11,10 +11,8 @@ import { profileName, resolveSettings } from './config/settings.js';
 // store.ts is light (conf loads only to write), and completion needs it on the start-up path anyway.
 import { ConfigStore } from './config/store.js';
 import type { ApiClient } from './http/client.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './output/format-check.js';
 import { Logger } from './output/log.js';
-
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export class Context {
   readonly log: Logger;

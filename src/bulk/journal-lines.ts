@@ -3,7 +3,7 @@
  * start and end, every row's ending, what a plan noted of a row before and after sending it, and
  * the timeline. A line cut short by a crash, or one not of a journal, is skipped.
  */
-import type { BucketRow } from '../jobs/timeline.js';
+import type { BucketRow } from './timeline.js';
 
 /** How a row ended: a plan's own outcome (`created`, `updated`, `erased`…), or `failed`. */
 export type RowStatus = string;

@@ -6,7 +6,7 @@
  * finished row, appended as each row finishes (a write() per row, so a kill -9 loses nothing the
  * OS has; fsync'd in batches against power loss); what a row's answer said when a plan keeps it
  * (`d`: the contact id, for an undo) and what a plan knew before sending (`i`, first one kept);
- * the timeline (`tl`, see src/jobs/timeline.ts); and at each close an `end` line with the counts.
+ * the timeline (`tl`, see src/bulk/timeline.ts); and at each close an `end` line with the counts.
  * It is named by the file's content hash and every option that changes what is sent, so
  * `--resume` only ever continues the same job. Rejected rows and duplicates are finished; failed
  * ones are not, and are sent again. Finished journals are kept under a name never resumed. The
@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
-import type { BucketRow } from '../jobs/timeline.js';
+import type { BucketRow } from './timeline.js';
 import { activeOf, type JobHeader, parseJournal, type RowStatus, type RunEnd, tallyOf } from './journal-lines.js';
 
 export type { JobFilesRecord, JobHeader, ParsedJournal, RowStatus, RunEnd } from './journal-lines.js';

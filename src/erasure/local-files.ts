@@ -1,5 +1,5 @@
 /**
- * The files callctl wrote that may hold a person, from the job records (src/jobs/records.ts): the
+ * The files callctl wrote that may hold a person, from the job records (src/bulk/records.ts): the
  * rejects and changes (preview) files of every job (its recorded `files`, and `<file>.rejects.csv`
  * / `<file>.changes.csv` beside its file, the defaults), and the journals themselves — an import's
  * journal keeps the earlier values of the fields it changed in a contact, for `import undo`.
@@ -8,11 +8,11 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { readJobs } from '../jobs/records.js';
+import { readJobs } from '../bulk/records.js';
 
 /**
  * A file a job wrote, and whether a job that writes it is running (a live process holds the lock
- * beside its journal, src/jobs/lock.ts). A running job keeps writing to its file and renames it
+ * beside its journal, src/bulk/lock.ts). A running job keeps writing to its file and renames it
  * into place at its end: rewritten under it, every row it writes afterwards would be lost. So such
  * a file is searched but never rewritten. A job stopped before its end (Ctrl-C, kill -9) holds no
  * lock: its files can be cleaned, and its --resume appends to what is left.

@@ -15,6 +15,14 @@ export interface AnswerShape {
   accepts(body: unknown): boolean;
 }
 
+/** An answer the client saw (for its observers, `ApiClient.observe`): its status (undefined for a transport failure) and when. */
+export interface AnswerSeen {
+  at: number;
+  status: number | undefined;
+  /** A 429's Retry-After, in ms, when it gave one. */
+  retryAfterMs?: number | undefined;
+}
+
 /** A body as read: parsed JSON, or the text when it is not JSON; `json` says which. */
 export interface ReadBody {
   body: unknown;

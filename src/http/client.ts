@@ -18,7 +18,7 @@ import type { Deps } from '../deps.js';
 import { ApiError, InterruptedError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
-import type { AnswerSeen } from '../jobs/timeline.js';
+import type { AnswerSeen } from './answer.js';
 import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { RequestLimiter, type LimiterStats } from './limiter.js';

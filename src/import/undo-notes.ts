@@ -1,6 +1,6 @@
 /**
  * What a real import writes into its journal so that `import undo` can put the contacts back
- * (src/jobs/effects.ts): before a row is sent, what the listing said of its phone (a new person,
+ * (src/import/effects.ts): before a row is sent, what the listing said of its phone (a new person,
  * or the contact it matches with the earlier values of the fields the row changes); once
  * answered, the contact's id and digests of what was written. On --resume, what the first run
  * read stands: the listing of a resumed run already holds the contacts the first run created —
@@ -8,7 +8,7 @@
  */
 import type { BulkCounts, BulkRow } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
-import { contactDigest, fieldDigest, storedFields } from '../jobs/effects.js';
+import { contactDigest, fieldDigest, storedFields } from './effects.js';
 import type { FieldChange } from './preview.js';
 import type { ImportOptions } from './run-import.js';
 import type { ContactBody } from './validate.js';

@@ -5,7 +5,7 @@
  * `┊` where a later run (a resume) begins — then the time.
  */
 import { plot } from 'asciichart';
-import { type Bucket, type Column, resample } from './timeline.js';
+import { type Bucket, type Column, resample } from '../bulk/timeline.js';
 
 /** Seconds for a person: 4.2 s, 45 s, 12 min, 3.5 h. */
 export function duration(seconds: number): string {

@@ -6,9 +6,9 @@
  * script, no font, no image from anywhere: a Content-Security-Policy of `default-src 'none'`
  * makes sure the page asks the network for nothing.
  */
-import { type Bucket, type Column, resample } from './timeline.js';
+import { type Bucket, type Column, resample } from '../bulk/timeline.js';
 import { chartTop, duration } from './chart.js';
-import type { JobRecord } from './records.js';
+import type { JobRecord } from '../bulk/records.js';
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

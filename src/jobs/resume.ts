@@ -11,8 +11,8 @@ import { journalsDir, keyFingerprint } from '../bulk/job.js';
 import { fileHash } from '../bulk/journal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { runningError } from './lock.js';
-import { findJob, type JobRecord } from './records.js';
+import { runningError } from '../bulk/lock.js';
+import { findJob, type JobRecord } from '../bulk/records.js';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);

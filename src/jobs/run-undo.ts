@@ -1,7 +1,7 @@
 /**
  * `callctl import undo <job>` (also `jobs undo`): puts the service back as it was before an
  * import, as far as it safely can (docs/cli.md, "import undo"; README, "Undoing an import"). What
- * the import did is read from its journal (src/jobs/effects.ts); what earlier undos of it already
+ * the import did is read from its journal (src/import/effects.ts); what earlier undos of it already
  * did is read from theirs, so running it again sends nothing. Without --confirm (and without
  * --dry-run) it says what it would do, from the record alone, and sends nothing (exit 2). The undo
  * itself runs on the bulk engine (undo-plan.ts) with a journal of its own: lock, --resume,
@@ -15,9 +15,9 @@ import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
 import { createListWriter } from '../output/writers.js';
-import { type Effect, effectsOf } from './effects.js';
-import { runningError, takeLock } from './lock.js';
-import { findJob, type JobRecord, readJobs, readJournal } from './records.js';
+import { type Effect, effectsOf } from '../import/effects.js';
+import { runningError, takeLock } from '../bulk/lock.js';
+import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {

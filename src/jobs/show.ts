@@ -11,8 +11,8 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { escapeControls } from '../output/escape.js';
 import { createListWriter, writeOut } from '../output/writers.js';
 import { duration, terminalChart } from './chart.js';
-import { findJob, type JobRecord, readJobs, readJournal } from './records.js';
-import { type Bucket, bucketOf } from './timeline.js';
+import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
+import { type Bucket, bucketOf } from '../bulk/timeline.js';
 
 /** The object `jobs ls --json` gives for a job (and `jobs show --json` starts with). */
 export function listed(j: JobRecord): Record<string, unknown> {

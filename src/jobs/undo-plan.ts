@@ -17,7 +17,7 @@ import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
-import { contactDigest, type Effect, fieldDigest, sameValue } from './effects.js';
+import { contactDigest, type Effect, fieldDigest, sameValue } from '../import/effects.js';
 
 /**
  * What the undo did to one contact, and the row's ending: `partly` is a contact given some fields

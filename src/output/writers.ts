@@ -5,7 +5,7 @@
  * so output starts before the last page.
  */
 import type { OutStream } from '../deps.js';
-import type { OutputFormat } from '../context.js';
+import type { OutputFormat } from './format-check.js';
 import { isClosedPipe, StdoutClosedError } from './closed.js';
 import { guardCell } from './csv-guard.js';
 import { escapeControls } from './escape.js';

@@ -174,7 +174,7 @@ async function positionalValues(cmd: Command, positionals: string[], env: Env): 
 /** The ids of the jobs in the records, newest first, each described by its kind, file and state. */
 async function jobIds(env: Env): Promise<Candidate[]> {
   try {
-    const { readJobs } = await import('../../jobs/records.js');
+    const { readJobs } = await import('../../bulk/records.js');
     const { journalsDir } = await import('../../bulk/job.js');
     return readJobs(journalsDir((await ConfigStore.open(env)).path)).map((j) => ({ value: j.id, description: `${j.kind} of ${j.file === '-' ? 'stdin' : j.file} (${j.state})` }));
   } catch {

@@ -6,14 +6,7 @@
  * width, the next buckets are twice as wide (1 s, then 2 s, 4 s…), so a day is a few thousand
  * buckets. `resample` turns the buckets of every run of a job into the columns of a chart.
  */
-
-/** An answer the client saw: its status (undefined for a transport failure) and when. */
-export interface AnswerSeen {
-  at: number;
-  status: number | undefined;
-  /** A 429's Retry-After, in ms, when it gave one. */
-  retryAfterMs?: number | undefined;
-}
+import type { AnswerSeen } from '../http/answer.js';
 
 /** A bucket as the journal keeps it: [t, width, admitted, 429s, paused ms, pace?] (t and width in seconds). */
 export type BucketRow = number[];

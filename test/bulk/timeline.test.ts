@@ -1,9 +1,9 @@
-// The timeline a journal keeps (src/jobs/timeline.ts), on an injected clock: answers counted per
+// The timeline a journal keeps (src/bulk/timeline.ts), on an injected clock: answers counted per
 // second, a 429's Retry-After counted as pause, buckets twice as wide after a cap so a day-long
 // job stays small, and the chart's columns holding every request the buckets hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Bucket, bucketOf, CAP, resample, TimelineRecorder } from '../../src/jobs/timeline.js';
+import { type Bucket, bucketOf, CAP, resample, TimelineRecorder } from '../../src/bulk/timeline.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
