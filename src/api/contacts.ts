@@ -1,4 +1,5 @@
 /** Typed calls for contacts (docs/api.md, Contacts). No printing: commands decide what a person sees. */
+import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
 import { pages, type PageQuery } from '../http/paginate.js';
@@ -46,8 +47,23 @@ export async function updateContact(client: ApiClient, id: string, fields: Conta
   return (await client.request<Contact>({ method: 'PATCH', path: pathOf`/contacts/${id}`, body: fields, shape: CONTACT })).body;
 }
 
-/** DELETE — the erasure of the person and all their history (docs/api.md, Contacts). */
-export async function eraseContact(client: ApiClient, id: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-  const res = await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}`, shape: ERASED, ...(signal ? { signal } : {}) });
-  return { status: res.status, body: res.body };
+/**
+ * What a DELETE found: the contact erased — by this request, or by an earlier attempt of it whose
+ * answer was lost (`earlierAttempt`) — or no contact to erase, with the 404 that said so.
+ */
+export type Erasure = { erased: true; earlierAttempt: boolean } | { erased: false; notFound: ApiError };
+
+/**
+ * DELETE — the erasure of the person and all their history (docs/api.md, Contacts). A DELETE
+ * re-sent after an ambiguous failure meets 404 when the first attempt went through: that 404 is
+ * the erasure done. Only a 404 on the first attempt says there was no such contact.
+ */
+export async function eraseContact(client: ApiClient, id: string, signal?: AbortSignal): Promise<Erasure> {
+  try {
+    await client.request({ method: 'DELETE', path: pathOf`/contacts/${id}`, shape: ERASED, ...(signal ? { signal } : {}) });
+    return { erased: true, earlierAttempt: false };
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    return err.attempts > 1 ? { erased: true, earlierAttempt: true } : { erased: false, notFound: err };
+  }
 }

@@ -17,7 +17,7 @@ import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
 import type { Progress, ProgressFacts } from './progress.js';
-import type { RejectsFile } from './rejects.js';
+import type { Rejects } from './rejects.js';
 
 /** One row of the source. `n` counts data rows from 1; `line` is where it starts in the file. */
 export interface BulkRow {
@@ -79,7 +79,7 @@ export interface BulkIO {
   client?: JobClient | undefined;
   log: Logger;
   onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
-  rejects: RejectsFile;
+  rejects: Rejects;
   journal?: Journal | undefined;
   earlier?: EarlierRun | undefined;
   /** Check every row, send nothing. */

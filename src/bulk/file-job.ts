@@ -32,6 +32,8 @@ export interface FileJobFlags {
   rejects?: string | undefined;
   /** `jobs resume`: the job this run continues. */
   expectJob?: string | undefined;
+  /** No file is read (one request typed on the command line): no journal, no rejects file (job.ts). */
+  noJournal?: boolean | undefined;
 }
 
 /** What a job's record keeps besides its identity: its options, the files it writes, and the client whose answers make its timeline. */
@@ -69,6 +71,7 @@ export async function openFileJob(
     path: stdin ? '-' : resolve(ctx.deps.cwd, o.file),
     cwd: ctx.deps.cwd,
     dryRun: o.dryRun,
+    noJournal: o.noJournal,
     resume: o.resume,
     restart: o.restart,
     expectJob: o.expectJob,
@@ -179,10 +182,20 @@ export function endJob<S extends Tally>(
     ctx.log.notice(`callctl: ${summary.file ?? 'stdin'}: ${c.rejected} rejected, ${c.duplicates} duplicates, ${c.failed} failed of ${c.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
   }
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
+  return jobOutcome(result, o);
+}
+
+/**
+ * How every job ends once its summary is out: the error or the interruption that stopped it
+ * (`stored` says what was done by then, `saved` what can be resumed), else the exit code — 0 when
+ * every row made it.
+ */
+export function jobOutcome(result: BulkResult, o: { kind: string; stored: string; saved?: string }): number {
+  const c = result.counts;
   if (result.fatal !== undefined) {
     if (result.fatal instanceof CallctlError) throw result.fatal;
     throw new RuntimeError(`${o.kind}_failed`, `${o.kind} stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, 'run the same command with --resume');
   }
-  if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, 'the journal is saved: run the same command with --resume');
-  return bad === 0 ? EXIT.ok : EXIT.incomplete;
+  if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, `${o.saved ?? 'the journal is saved'}: run the same command with --resume`);
+  return c.rejected + c.duplicates + c.failed === 0 ? EXIT.ok : EXIT.incomplete;
 }

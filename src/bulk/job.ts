@@ -4,7 +4,9 @@
  * only — stdin cannot be read twice), the earlier unfinished run it continues with --resume, and
  * the rejects file. The journal's identity is the file's content and every option that changes
  * what is sent, so --resume only ever continues the same job. A dry run keeps no journal; when it
- * wrote files (rejects, changes) it leaves a finished record naming them (`leaveRecord`).
+ * wrote files (rejects, changes) it leaves a finished record naming them (`leaveRecord`). A job
+ * that reads no file (`noJournal`: one erasure request typed on the command line) keeps none
+ * either, and shows its rejects instead of writing them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { besideInput, isStreamInput } from '../output/files.js';
 import { type AnswerSource, recordTimeline } from './timeline.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, fileHash, type JobFilesRecord, type JobHeader, Journal, journalId } from './journal.js';
-import { RejectsFile, type SourceShape } from './rejects.js';
+import { type Rejects, RejectsFile, ShownRejects, type SourceShape } from './rejects.js';
 
 export interface JobInput {
   /** What the job is, in the operator's words: "import", "writeback", "erasure", "undo". */
@@ -27,6 +29,8 @@ export interface JobInput {
   path: string;
   cwd: string;
   dryRun: boolean;
+  /** No file was read (one request typed on the command line): nothing to resume, no journal, no rejects file. */
+  noJournal?: boolean | undefined;
   resume: boolean;
   restart: boolean;
   /** `jobs resume`: the job this run must continue (else it stops: its settings are not the job's). */
@@ -67,8 +71,9 @@ export interface JobFiles {
    * have been stored just before it stopped), for the plan to carry into the new record.
    */
   abandoned: EarlierRun['intents'] | undefined;
-  rejects: RejectsFile;
-  rejectsPath: string;
+  rejects: Rejects;
+  /** The rejects file's path; undefined when the rejects are shown (`noJournal`). */
+  rejectsPath: string | undefined;
   /** The job's id (a dry run's is that of the record it may leave). */
   job: string;
   /** A dry run: leaves a finished record when it wrote files, so they are known. */
@@ -106,21 +111,22 @@ export async function openJob(o: JobInput): Promise<JobFiles> {
   if (!stdin && o.content === undefined) checkResumable(o.file, o.resume, o.path);
   const dir = journalsDir(await o.configPath());
   const redact = (t: string) => o.log.redact(t);
-  const rejectsPath = o.rejectsPath !== undefined ? resolve(o.cwd, o.rejectsPath) : besideInput(o.cwd, o.file, '.rejects.csv', stream);
+  const rejectsPath = o.rejectsPath !== undefined ? resolve(o.cwd, o.rejectsPath) : o.noJournal ? undefined : besideInput(o.cwd, o.file, '.rejects.csv', stream);
   const base: Omit<JobHeader, 'job'> = {
     kind: o.kind,
     file: o.path,
     options: o.options ?? {},
     ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
     ...(o.apiKey !== undefined ? { key: keyFingerprint(o.apiKey) as string } : {}),
-    files: { rejects: rejectsPath, ...o.files },
+    files: { ...(rejectsPath !== undefined ? { rejects: rejectsPath } : {}), ...o.files },
     ...(o.content ? { undoes: o.content.undoes } : {}),
   };
   let journal: Journal | undefined;
   let earlier: EarlierRun | undefined;
   let abandoned: EarlierRun['intents'] | undefined;
   let job = newJobId();
-  if (!o.dryRun && !stream) {
+  const keepJournal = !o.dryRun && !o.noJournal;
+  if (keepJournal && !stream) {
     const hash = o.content?.hash ?? (await fileHash(o.path));
     const stat = o.content ? undefined : statSync(o.path);
     const id = journalId(hash, { kind: o.kind === 'import' ? undefined : o.kind, ...o.identity });
@@ -156,7 +162,7 @@ export async function openJob(o: JobInput): Promise<JobFiles> {
     job = earlier?.job ?? job;
     const fileFacts = stat ? { size: stat.size, mtimeMs: Math.round(stat.mtimeMs), sha256: hash } : {};
     journal = Journal.open(dir, id, { resume: earlier, header: { job, ...base, ...fileFacts }, now: o.now, keep: o.keep, lock, redact });
-  } else if (stream && !o.dryRun) {
+  } else if (stream && keepJournal) {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch {
@@ -173,7 +179,7 @@ export async function openJob(o: JobInput): Promise<JobFiles> {
     journal,
     earlier,
     abandoned,
-    rejects: new RejectsFile(rejectsPath, o.header, earlier !== undefined, o.shape, { redact, csvRaw: o.csvRaw }),
+    rejects: rejectsPath === undefined ? new ShownRejects() : new RejectsFile(rejectsPath, o.header, earlier !== undefined, o.shape, { redact, csvRaw: o.csvRaw }),
     rejectsPath,
     job,
     leaveRecord(written, tally) {

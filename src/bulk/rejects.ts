@@ -33,8 +33,37 @@ export interface RejectsWriting {
   csvRaw?: boolean | undefined;
 }
 
+/** Where a job's rejected rows go: its rejects file, or — for a job that read no file — its summary. */
+export interface Rejects {
+  /** One rejected row: its cells, the reason, and its line in the source. */
+  add(cells: string[], reason: string, line?: number): void;
+  close(): void;
+  readonly count: number;
+  /** Whether a rejects file holds rows (of this run or, on --resume, an earlier one). */
+  readonly written: boolean;
+}
+
+/**
+ * The rejected rows of a job that read no file (one erasure request typed on the command line):
+ * their reasons, for its summary to show — never a file beside an input there is not.
+ */
+export class ShownRejects implements Rejects {
+  readonly reasons: string[] = [];
+  readonly written = false;
+
+  get count(): number {
+    return this.reasons.length;
+  }
+
+  add(_cells: string[], reason: string): void {
+    this.reasons.push(reason);
+  }
+
+  close(): void {}
+}
+
 /** The rejects file, created on the first reject (no reject, no file). Appended to on --resume. */
-export class RejectsFile {
+export class RejectsFile implements Rejects {
   private file: JobFile | undefined;
   count = 0;
 

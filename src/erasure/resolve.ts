@@ -3,16 +3,13 @@
  * given), every contact whose number compares equal to the phone given (src/phone/compare.ts:
  * valid or not, national-format twins included), every contact with the e-mail given — with one
  * listing of all contacts for a whole file. The dry run and the refusal without --confirm show it
- * (an id not in a listing is read with GET to say who it is).
+ * (dry-run.ts).
  */
-import { getContact } from '../api/contacts.js';
 import type { Context } from '../context.js';
-import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { createListWriter } from '../output/writers.js';
 import type { NumberKey } from '../phone/compare.js';
 import type { Person } from './local-copies.js';
-import { PeopleIndex, type StoredContact, storedContact } from '../contacts/people.js';
+import { PeopleIndex, type StoredContact } from '../contacts/people.js';
 import type { ErasureRequest } from './requests.js';
 
 export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;
@@ -45,47 +42,6 @@ export function peopleOf(resolutions: Resolution[]): Array<Person> {
     emails: [...(request.emails ?? []), ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
     ids: contacts.map((c) => c.id),
   }));
-}
-
-export interface PreviewRow {
-  request: ErasureRequest;
-  contact: FoundContact | undefined;
-}
-
-/** Resolves as the real run would; an id not in a listing is looked up (GET) to say who it is. */
-export async function previewErasure(client: ApiClient, resolutions: Resolution[], listed: boolean): Promise<PreviewRow[]> {
-  const rows: PreviewRow[] = [];
-  for (const r of resolutions) {
-    if (r.contacts.length === 0) {
-      rows.push({ request: r.request, contact: undefined });
-      continue;
-    }
-    for (const c of r.contacts) {
-      if (c.name !== undefined || listed) {
-        rows.push({ request: r.request, contact: c.name !== undefined ? c : undefined });
-        continue;
-      }
-      try {
-        rows.push({ request: r.request, contact: storedContact(await getContact(client, c.id), undefined) });
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) rows.push({ request: r.request, contact: undefined });
-        else throw err;
-      }
-    }
-  }
-  return rows;
-}
-
-export async function printPreview(ctx: Context, rows: PreviewRow[], format: 'table' | 'json' | 'ndjson' | 'csv'): Promise<void> {
-  const writer = await createListWriter(ctx.deps.io.stdout, format === 'json' ? 'table' : format, [
-    { key: 'request', header: 'Request (line)' },
-    { key: 'asked', header: 'Asked for' },
-    { key: 'id', header: 'Would erase' },
-    { key: 'name', header: 'Name' },
-    { key: 'phone', header: 'Phone' },
-  ], ctx);
-  await writer.write(rows.map((r) => ({ request: r.request.line, asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
-  await writer.end();
 }
 
 /** The one listing, when a request needs it (a phone, an e-mail) or the people's own copies are searched. */

@@ -13,6 +13,7 @@
  * fields — never a value.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { eraseContact } from '../api/contacts.js';
 import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
@@ -146,12 +147,8 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       return 'kept';
     }
     if (o.dryRun) return 'erased';
-    try {
-      await o.client.request({ method: 'DELETE', path: pathOf`/contacts/${e.id}`, signal });
-    } catch (err) {
-      // A DELETE repeated after a lost answer meets 404 when the first one went through.
-      if (!(err instanceof ApiError) || err.status !== 404 || err.attempts <= 1) throw err;
-    }
+    const erasure = await eraseContact(o.client, e.id, signal);
+    if (!erasure.erased) throw erasure.notFound;
     receipt(e, 'erased');
     return 'erased';
   }

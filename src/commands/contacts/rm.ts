@@ -76,17 +76,12 @@ export async function run(ctx: Context, o: RmOptions): Promise<number> {
   const at = () => new Date(ctx.deps.now()).toISOString();
   receipts.open();
   try {
-    try {
-      await eraseContact(client, id);
-    } catch (err) {
-      // A DELETE retried after a lost answer meets 404 when the first attempt went through.
-      if (err instanceof ApiError && err.status === 404 && err.attempts > 1) {
-        ctx.log.warn(`contact ${id} is gone: an earlier attempt erased it before its answer was lost`);
-      } else {
-        if (err instanceof ApiError && err.status === 404) receipts.add({ request: 1, found: 0 });
-        throw err;
-      }
+    const erasure = await eraseContact(client, id);
+    if (!erasure.erased) {
+      receipts.add({ request: 1, found: 0 });
+      throw erasure.notFound;
     }
+    if (erasure.earlierAttempt) ctx.log.warn(`contact ${id} is gone: an earlier attempt erased it before its answer was lost`);
     const erasedAt = at();
     receipts.add({ request: 1, id, erased: true, at: erasedAt });
     if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at: erasedAt })}\n`);
