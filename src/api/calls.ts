@@ -1,11 +1,11 @@
 /** Typed calls for calls and their outcomes (docs/api.md, Calls). No printing. */
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
-import { pages, type PageQuery } from '../http/paginate.js';
+import { allItems, pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
-import { type Call, CALL } from './shapes.js';
+import { type Call, CALL, isRecord, type ListedCall, RECORDS_PAGE } from './shapes.js';
 
-export type { Call } from './shapes.js';
+export type { Call, ListedCall } from './shapes.js';
 
 /**
  * Fields a table puts first, in this order, when the calls have them, with a short header. Other
@@ -24,16 +24,16 @@ export function fieldHeader(key: string): string {
 }
 
 /** Every field of the calls, in the order first seen. */
-export function fieldsOf(items: unknown[]): string[] {
+export function fieldsOf(items: ListedCall[]): string[] {
   const seen = new Set<string>();
-  for (const item of items) if (item && typeof item === 'object' && !Array.isArray(item)) for (const k of Object.keys(item)) seen.add(k);
+  for (const item of items) for (const k of Object.keys(item)) seen.add(k);
   return [...seen];
 }
 
 /** A table's columns for these calls: the fields they have, known ones first and last, nested objects left out. */
-export function callTableColumns(items: unknown[]): Column[] {
+export function callTableColumns(items: ListedCall[]): Column[] {
   const fields = fieldsOf(items);
-  const scalar = (k: string) => items.some((i) => { const v = (i as Record<string, unknown>)?.[k]; return v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)); });
+  const scalar = (k: string) => items.some((i) => { const v = i[k]; return v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)); });
   const has = new Set(fields);
   const first = Object.entries(CALL_TABLE_FIRST).filter(([k]) => has.has(k)).map(([key, header]) => ({ key, header }));
   const last = Object.entries(CALL_TABLE_LAST).filter(([k]) => has.has(k)).map(([key, header]) => ({ key, header }));
@@ -42,7 +42,7 @@ export function callTableColumns(items: unknown[]): Column[] {
 }
 
 /** CSV columns for these calls: every field, under its own name, in the order the service sent them. */
-export function callCsvColumns(items: unknown[]): Column[] {
+export function callCsvColumns(items: ListedCall[]): Column[] {
   return fieldsOf(items).map((key) => ({ key, header: key }));
 }
 
@@ -51,17 +51,22 @@ export function callCsvColumns(items: unknown[]): Column[] {
  * that is an id or an object with one; null when it has such a field without an id, undefined
  * when it has none of these fields.
  */
-export function contactOfCall(call: unknown): string | undefined | null {
-  const c = (call ?? {}) as Record<string, unknown>;
-  for (const k of ['contactId', 'contact_id']) if (typeof c[k] === 'string' || typeof c[k] === 'number') return String(c[k]);
+export function contactOfCall(c: ListedCall): string | undefined | null {
+  for (const v of [c.contactId, c.contact_id]) if (typeof v === 'string' || typeof v === 'number') return String(v);
   const contact = c.contact;
   if (typeof contact === 'string' || typeof contact === 'number') return String(contact);
-  if (contact && typeof contact === 'object' && 'id' in contact) return String((contact as { id: unknown }).id);
+  if (isRecord(contact) && 'id' in contact) return String(contact.id);
   return 'contactId' in c || 'contact_id' in c || 'contact' in c ? null : undefined;
 }
 
-export function listCalls(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]> {
-  return pages(client, { ...q, path: '/calls' });
+/** GET /calls: the pages asked for, as they arrive. */
+export async function* listCalls(client: ApiClient, q: Omit<PageQuery, 'path' | 'shape'>): AsyncGenerator<ListedCall[]> {
+  for await (const items of pages(client, { ...q, path: '/calls', shape: RECORDS_PAGE })) yield items.filter(isRecord);
+}
+
+/** Every call, page by page, in pages as large as the service takes (paginate.ts, allItems). */
+export async function* allCalls(client: ApiClient): AsyncGenerator<ListedCall[]> {
+  for await (const items of allItems(client, '/calls', { shape: RECORDS_PAGE })) yield items.filter(isRecord);
 }
 
 export async function getCall(client: ApiClient, id: string): Promise<Call> {

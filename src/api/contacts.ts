@@ -2,12 +2,12 @@
 import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
-import { pages, type PageQuery } from '../http/paginate.js';
+import { allItems, pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
 import { CONTACT_FIELDS, type ContactField } from './fields.js';
-import { type Contact, CONTACT, ERASED } from './shapes.js';
+import { type Contact, CONTACT, ERASED, isRecord, type ListedContact, RECORDS_PAGE } from './shapes.js';
 
-export type { Contact } from './shapes.js';
+export type { Contact, ListedContact } from './shapes.js';
 
 export type ContactFields = Partial<Record<Exclude<ContactField, 'tags'>, string>> & { tags?: string[] };
 
@@ -24,8 +24,14 @@ export const CONTACT_TABLE: Column[] = [
 ];
 export const CONTACT_CSV: Column[] = ['id', ...CONTACT_FIELDS].map((key) => ({ key, header: key }));
 
-export function listContacts(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]> {
-  return pages(client, { ...q, path: '/contacts' });
+/** GET /contacts: the pages asked for, as they arrive. */
+export async function* listContacts(client: ApiClient, q: Omit<PageQuery, 'path' | 'shape'>): AsyncGenerator<ListedContact[]> {
+  for await (const items of pages(client, { ...q, path: '/contacts', shape: RECORDS_PAGE })) yield items.filter(isRecord);
+}
+
+/** Every contact, page by page, in pages as large as the service takes (paginate.ts, allItems). */
+export async function* allContacts(client: ApiClient): AsyncGenerator<ListedContact[]> {
+  for await (const items of allItems(client, '/contacts', { shape: RECORDS_PAGE })) yield items.filter(isRecord);
 }
 
 export async function getContact(client: ApiClient, id: string): Promise<Contact> {

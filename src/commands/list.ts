@@ -11,17 +11,18 @@ import { type Column, createListWriter } from '../output/writers.js';
 import type { ListOptions } from './list-options.js';
 
 /** Columns, fixed, or made from the first items listed (the fields the service returned). */
-export type Columns = Column[] | ((items: unknown[]) => Column[]);
+export type Columns<T> = Column[] | ((items: T[]) => Column[]);
 
-export interface ListSpec {
-  list(client: ApiClient, q: Omit<PageQuery, 'path'>): AsyncGenerator<unknown[]>;
-  table: Columns;
-  csv: Columns;
+/** A list of the API's (src/api/): its items typed, their columns, and what the command keeps. */
+export interface ListSpec<T> {
+  list(client: ApiClient, q: Omit<PageQuery, 'path' | 'shape'>): AsyncGenerator<T[]>;
+  table: Columns<T>;
+  csv: Columns<T>;
   /** Keeps the items to show; when given, every page is read. */
-  filter?: (item: unknown) => boolean;
+  filter?: (item: T) => boolean;
 }
 
-export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Promise<number> {
+export async function runList<T>(ctx: Context, o: ListOptions, spec: ListSpec<T>): Promise<number> {
   const format = ctx.format;
   const { max } = o;
   const filter = spec.filter;
@@ -30,10 +31,10 @@ export async function runList(ctx: Context, o: ListOptions, spec: ListSpec): Pro
   // Columns made from the items wait for the first ones (a table of nothing has no columns to guess).
   const columns = format === 'csv' ? spec.csv : spec.table;
   let writer = typeof columns === 'function' ? undefined : await createListWriter(ctx.deps.io.stdout, format, columns, ctx);
-  const writerFor = async (items: unknown[]) => (writer ??= await createListWriter(ctx.deps.io.stdout, format, (columns as (items: unknown[]) => Column[])(items), ctx));
+  const writerFor = async (items: T[]) => (writer ??= await createListWriter(ctx.deps.io.stdout, format, typeof columns === 'function' ? columns(items) : columns, ctx));
   // `--max 5` alone needs one small page, not the default 50.
   const limit = o.limit ?? (max !== undefined && filter === undefined ? Math.min(max, DEFAULT_LIMIT) : undefined);
-  const q: Omit<PageQuery, 'path'> = {
+  const q: Omit<PageQuery, 'path' | 'shape'> = {
     ...(o.page !== undefined ? { page: o.page } : {}),
     ...(limit !== undefined ? { limit } : {}),
   };

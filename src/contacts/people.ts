@@ -6,7 +6,7 @@
  * profile's `country`), valid or not; e-mails compare without case or surrounding spaces; names
  * without case or accents. The API shows no search: these read every page of contacts, once.
  */
-import { allItems } from '../http/paginate.js';
+import { allContacts, type ListedContact } from '../api/contacts.js';
 import type { ApiClient } from '../http/client.js';
 import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
@@ -24,8 +24,7 @@ export interface StoredContact {
 }
 
 /** The fields of a contact that identify a person, as the API returned it. */
-export function storedContact(raw: unknown, region: string | undefined): StoredContact | undefined {
-  const c = (raw ?? {}) as Record<string, unknown>;
+export function storedContact(c: ListedContact, region: string | undefined): StoredContact | undefined {
   if (typeof c.id !== 'string' && typeof c.id !== 'number') return undefined;
   // Field types are not documented: a phone the service returns as a JSON number is still a phone.
   const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
@@ -56,7 +55,7 @@ export function emailKey(email: string): string {
 }
 
 /** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */
-export function isNational(c: StoredContact): boolean {
+export function isNational(c: StoredContact): c is StoredContact & { phone: string; number: NumberKey } {
   return c.phone !== undefined && c.number !== undefined && !c.phone.replace(/^[\s(]+/, '').startsWith('+');
 }
 
@@ -72,11 +71,10 @@ const sameWord = (a: string, b: string) => collator.compare(a, b) === 0 || colla
  * is one of the name's words, ignoring case and accents ("zoe muller" finds "Zoë Müller", and
  * "Müller, Zoë"), or spelt out as German and Nordic writers do without them ("zoe mueller"). Undefined when the text holds no word.
  */
-export function nameMatcher(text: string): ((raw: unknown) => boolean) | undefined {
+export function nameMatcher(text: string): ((c: ListedContact) => boolean) | undefined {
   const wanted = words(text);
   if (wanted.length === 0) return undefined;
-  return (raw) => {
-    const c = (raw ?? {}) as Record<string, unknown>;
+  return (c) => {
     const have = words([c.firstName, c.lastName].filter((x) => typeof x === 'string').join(' '));
     return wanted.every((w) => {
       const at = have.findIndex((h) => sameWord(h, w));
@@ -88,8 +86,8 @@ export function nameMatcher(text: string): ((raw: unknown) => boolean) | undefin
 }
 
 /** Streams every contact, read as a StoredContact, page by page; the raw object rides along. */
-export async function* everyContact(client: ApiClient, region: string | undefined): AsyncGenerator<{ stored: StoredContact; raw: unknown }> {
-  for await (const page of allItems(client, '/contacts')) {
+export async function* everyContact(client: ApiClient, region: string | undefined): AsyncGenerator<{ stored: StoredContact; raw: ListedContact }> {
+  for await (const page of allContacts(client)) {
     for (const raw of page) {
       const stored = storedContact(raw, region);
       if (stored) yield { stored, raw };

@@ -23,6 +23,8 @@ export interface PageQuery {
   signal?: AbortSignal;
   /** Most pages read before the list is taken to be endless (default MAX_PAGES). */
   maxPages?: number;
+  /** What a page must be to count as the API's (default LIST_PAGE: any list). */
+  shape?: AnswerShape;
 }
 
 export const DEFAULT_LIMIT = 50;
@@ -115,7 +117,7 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
 
   for (let pagesRead = 0; left > 0; pagesRead++) {
     if (pagesRead >= maxPages) throw endless(q.path, `after ${maxPages.toLocaleString('en-US')} pages (${read.toLocaleString('en-US')} items) it still says there is more`);
-    const res = await client.request({ method: 'GET', path: q.path, query: { ...q.query, page, limit }, shape: LIST_PAGE, ...(q.signal ? { signal: q.signal } : {}) });
+    const res = await client.request({ method: 'GET', path: q.path, query: { ...q.query, page, limit }, shape: q.shape ?? LIST_PAGE, ...(q.signal ? { signal: q.signal } : {}) });
     const items = itemsOf(res.body);
     if (items.length === 0) return;
     // A server that ignores `page` would hand the same page back forever: without an envelope that
@@ -156,15 +158,16 @@ const LARGE_PAGE = 100;
  * Every item of a list, in pages as large as the service takes: 100 a page, or the API's default
  * of 50 when it refuses 100 (422 on the first page) — the maximum `limit` is not documented.
  */
-export async function* allItems(client: ApiClient, path: string, signal?: AbortSignal): AsyncGenerator<unknown[]> {
+export async function* allItems(client: ApiClient, path: string, o: { signal?: AbortSignal | undefined; shape?: AnswerShape } = {}): AsyncGenerator<unknown[]> {
+  const q = { path, ...(o.signal ? { signal: o.signal } : {}), ...(o.shape ? { shape: o.shape } : {}) };
   let read = false;
   try {
-    for await (const items of pages(client, { path, limit: LARGE_PAGE, ...(signal ? { signal } : {}) })) {
+    for await (const items of pages(client, { ...q, limit: LARGE_PAGE })) {
       read = true;
       yield items;
     }
   } catch (err) {
     if (read || !(err instanceof ApiError) || err.status !== 422) throw err;
-    yield* pages(client, { path, limit: DEFAULT_LIMIT, ...(signal ? { signal } : {}) });
+    yield* pages(client, { ...q, limit: DEFAULT_LIMIT });
   }
 }

@@ -30,7 +30,7 @@ export class ExistingContacts {
     for await (const { stored, raw } of everyContact(client, region)) {
       index.listed += 1;
       if (stored.e164 === undefined || index.byPhone.has(stored.e164)) continue;
-      const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw as Record<string, unknown>;
+      const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw;
       index.byPhone.set(stored.e164, { id: stored.id, fields });
     }
     return index;

@@ -13,9 +13,8 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { runningError } from '../bulk/lock.js';
 import { findJob, type JobRecord } from '../bulk/records.js';
+import { str, strings } from '../values.js';
 
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
 
 /** Refuses a file that is gone or changed since the job read it. */
 async function checkFile(job: JobRecord): Promise<void> {
@@ -61,7 +60,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
       return runImport(ctx, {
         ...common,
         file: job.file,
-        map: list(o.map),
+        map: strings(o.map),
         allowNoPhone: o.allowNoPhone === true,
         checkExisting: o.checkExisting === true,
         existing,
@@ -77,7 +76,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
       return runWriteback(ctx, {
         ...common,
         file: job.file,
-        map: list(o.map),
+        map: strings(o.map),
         ...(str(o.currency) ? { currency: str(o.currency) as string } : {}),
         ...(str(o.encoding) ? { encoding: str(o.encoding) as never } : {}),
         ...(str(o.delimiter) ? { delimiter: str(o.delimiter) as string } : {}),

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { ServerResponse } from 'node:http';
-import { createContact, eraseContact, getContact } from '../../src/api/contacts.js';
+import { allContacts, createContact, eraseContact, getContact } from '../../src/api/contacts.js';
 import { writeOutcome } from '../../src/api/calls.js';
 import { ApiClient } from '../../src/http/client.js';
 import { allItems } from '../../src/http/paginate.js';
@@ -126,6 +126,21 @@ test('erasure behind a login page: exit 1, no receipt at all — not "found: 0" 
   assert.ok(r.stderr.includes(LINE), r.stderr);
   assert.equal(existsSync(`${requests}.erasures.jsonl`), false, 'no receipt');
   assert.ok(server.hits.every((h) => h.method === 'GET'), 'nothing was deleted');
+});
+
+test('a list of contacts or calls holding an item that is no object is not the API: never a contact shown or counted', async (t) => {
+  const server = await scriptedServer(t, (_hit, res) => json(res, 200, { data: [{ id: 'c1', phone: '+447400120001' }, 'c2', null] }));
+  const c = client(server.baseUrl);
+  t.after(() => c.close());
+  await assert.rejects(async () => {
+    for await (const items of allContacts(c)) assert.fail(`no items were read: ${JSON.stringify(items)}`);
+  }, notApi(true));
+  const env = { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) };
+  for (const args of [['contacts', 'ls', '--json'], ['calls', 'ls', '--json'], ['calls', 'summary', '--json']]) {
+    const r = await runCli(args, { env });
+    assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '', args.join(' '));
+  }
 });
 
 test('contacts find and ls behind a login page: exit 1 with the one line, never "0 contacts"', async (t) => {

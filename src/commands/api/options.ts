@@ -5,6 +5,7 @@
  */
 import { UsageError } from '../../errors.js';
 import type { Method } from '../../http/client.js';
+import { str, strings } from '../../values.js';
 
 export interface ApiOptions {
   method: Method;
@@ -56,14 +57,14 @@ export function apiOptions(args: string[], opts: Record<string, unknown>): ApiOp
     throw new UsageError(`DELETE ${path} is irreversible (an erasure through the escape hatch is still an erasure); nothing was sent`, `add --confirm: callctl api DELETE ${path} --confirm`);
   }
   const fields: Record<string, unknown> = {};
-  for (const f of Array.isArray(opts.field) ? opts.field.map(String) : []) {
+  for (const f of strings(opts.field)) {
     const eq = f.indexOf('=');
     if (eq <= 0) throw new UsageError(`-f ${f} is not key=value`);
     fields[f.slice(0, eq)] = fieldValue(f.slice(eq + 1));
   }
   const paginate = opts.paginate === true;
   if (paginate && method !== 'GET') throw new UsageError('--paginate follows the pages of a GET');
-  const input = typeof opts.input === 'string' ? opts.input : undefined;
+  const input = str(opts.input);
   if (input !== undefined && (method === 'GET' || method === 'DELETE')) throw new UsageError(`--input makes no sense with ${method}`);
   return { method, path, query: Object.fromEntries(new URLSearchParams(queryPart ?? '')), fields, input, paginate };
 }

@@ -4,6 +4,7 @@
  * before the other.
  */
 import { UsageError } from '../../errors.js';
+import { str } from '../../values.js';
 import { type ListOptions, listOptions } from '../list-options.js';
 
 export type CallsLsOptions = ListOptions & {
@@ -38,7 +39,7 @@ export function callsLsOptions(_args: string[], opts: Record<string, unknown>): 
   if (since !== undefined && until !== undefined && since >= until) throw new UsageError(`--since ${String(opts.since)} is not before --until ${String(opts.until)}`);
   const contact = typeof opts.contact === 'string' ? opts.contact.trim() : undefined;
   if (contact === '') throw new UsageError('--contact is empty', 'give a contact id or a phone');
-  const country = typeof opts.country === 'string' ? opts.country : undefined;
+  const country = str(opts.country);
   if (country !== undefined && contact === undefined) throw new UsageError('--country applies only with --contact <phone>');
   return { ...listOptions(opts), outcome, since, until, contact, country };
 }

@@ -3,19 +3,18 @@
  * filter while paging. The columns are the fields the calls have (src/api/calls.ts).
  */
 import type { Context } from '../../context.js';
-import { callCsvColumns, callTableColumns, contactOfCall, fieldsOf, listCalls } from '../../api/calls.js';
+import { callCsvColumns, callTableColumns, contactOfCall, fieldsOf, type ListedCall, listCalls } from '../../api/calls.js';
 import { UsageError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import { runList } from '../list.js';
 import type { CallsLsOptions } from './ls-options.js';
 
 /** Keeps the calls with the outcome, started in [since, until), of the contacts; a call without a start time has none. */
-function callFilter({ outcome, since, until }: CallsLsOptions, contacts: Set<string> | undefined): ((item: unknown) => boolean) | undefined {
+function callFilter({ outcome, since, until }: CallsLsOptions, contacts: Set<string> | undefined): ((c: ListedCall) => boolean) | undefined {
   if (outcome === undefined && since === undefined && until === undefined && contacts === undefined) return undefined;
-  return (item) => {
-    const c = item as { outcome?: unknown; startedAt?: unknown };
+  return (c) => {
     if (outcome !== undefined && c.outcome !== outcome) return false;
-    if (contacts !== undefined && !contacts.has(contactOfCall(item) ?? '')) return false;
+    if (contacts !== undefined && !contacts.has(contactOfCall(c) ?? '')) return false;
     if (since === undefined && until === undefined) return true;
     const at = typeof c.startedAt === 'string' ? Date.parse(c.startedAt) : Number.NaN;
     if (Number.isNaN(at)) return false;
@@ -59,11 +58,11 @@ export async function run(ctx: Context, o: CallsLsOptions): Promise<number> {
   const filter = callFilter(o, contacts);
   // What the calls read say of a contact: none of them having a contact field is not "no calls".
   let linked = false;
-  const read: unknown[] = [];
-  const watch = contacts === undefined ? filter : (item: unknown) => {
+  const read: ListedCall[] = [];
+  const watch = contacts === undefined ? filter : (item: ListedCall) => {
     if (!linked && contactOfCall(item) !== undefined) linked = true;
     else if (!linked && read.length < 100) read.push(item);
-    return filter!(item);
+    return filter?.(item) ?? true;
   };
   const code = await runList(ctx, o, { list: listCalls, table: callTableColumns, csv: callCsvColumns, ...(watch ? { filter: watch } : {}) });
   if (contacts !== undefined && !linked && read.length > 0) {

@@ -54,7 +54,7 @@ async function warnUnseen(ctx: Context, vocabulary: readonly string[] | undefine
  */
 async function warnValueReplaced(ctx: Context, callId: string): Promise<void> {
   const { getCall } = await import('../../api/calls.js');
-  const call = (await getCall(await ctx.api(), callId).catch(() => undefined)) as { value?: unknown; currency?: unknown } | undefined;
+  const call = await getCall(await ctx.api(), callId).catch(() => undefined);
   if (call && typeof call.value === 'number') {
     const cur = typeof call.currency === 'string' ? ` --currency ${call.currency}` : '';
     ctx.log.warn(`call ${callId} has a value of ${call.value}${cur ? ` ${String(call.currency)}` : ''}: it is sent without one and may be replaced (to keep it, add --value ${call.value}${cur})`);

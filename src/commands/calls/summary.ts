@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { allItems } from '../../http/paginate.js';
+import { allCalls } from '../../api/calls.js';
 import { createListWriter } from '../../output/writers.js';
 import { formatTotals, OutcomeTotals } from '../../writeback/totals.js';
 import type { CallsSummaryOptions } from './options.js';
@@ -18,11 +18,11 @@ export async function run(ctx: Context, { by }: CallsSummaryOptions): Promise<nu
   // The fields the calls have, for --by: the service's names are not shown (docs/api.md).
   const fields = new Set<string>();
   let found = by === undefined;
-  for await (const page of allItems(client, '/calls')) {
+  for await (const page of allCalls(client)) {
     for (const call of page) {
       totals.add(call);
-      if (!found && call && typeof call === 'object') {
-        if (Object.hasOwn(call, by as string)) found = true;
+      if (!found && by !== undefined) {
+        if (Object.hasOwn(call, by)) found = true;
         else for (const k of Object.keys(call)) fields.add(k);
       }
     }

@@ -57,7 +57,7 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   for await (const { stored } of everyContact(client, region)) {
     read += 1;
     if (!stored.number) continue;
-    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone as string, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, at: ids.length });
+    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, at: ids.length });
     ids.push(stored.id);
     keys.push(stored.number);
   }
@@ -71,11 +71,11 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
       if (inGroup.has(n.at)) continue; // a group: a person decides
       // A field of several numbers rewritten to one would lose the others; an extension, itself.
       const reason = severalNumbers(n.phone) ? 'it holds several numbers' : n.ext ? 'it has an extension, which E.164 cannot hold' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
-      if (reason !== undefined) {
-        notFixed.push({ id: n.id, phone: n.phone, e164: n.e164, reason });
+      if (reason !== undefined || n.e164 === null) {
+        notFixed.push({ id: n.id, phone: n.phone, e164: n.e164, reason: reason ?? '' });
         continue;
       }
-      await updateContact(client, n.id, { phone: n.e164 as string });
+      await updateContact(client, n.id, { phone: n.e164 });
       fixed += 1;
       ctx.log.info(`fixed ${n.id}: ${n.phone} → ${n.e164}`);
     }

@@ -6,7 +6,7 @@
  * original, and a number libphonenumber calls invalid is still found (one line says so). Only a
  * text with too few digits to identify anyone is refused. Exit 4 when none matches.
  */
-import { CONTACT_CSV, CONTACT_TABLE } from '../../api/contacts.js';
+import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
@@ -16,7 +16,7 @@ import { sameNumber } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
 import type { FindOptions } from './options.js';
 
-type Test = { test: (stored: StoredContact, raw: unknown) => boolean; what: string };
+type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string };
 
 /** The test a contact must pass, and what it is in the summary line. */
 function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
@@ -31,8 +31,9 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
     if (wanted === '') throw new UsageError('--email is empty');
     return { test: (s) => s.email === wanted, what: `with e-mail ${wanted}` };
   }
-  const matches = nameMatcher(o.name) as (raw: unknown) => boolean;
-  return { test: (_s, raw) => matches(raw), what: `named ${o.name.trim()}` };
+  // A name of separators only (`---`) has no word to look for: it matches no one.
+  const matches = nameMatcher(o.name);
+  return { test: (_s, raw) => matches?.(raw) === true, what: `named ${o.name.trim()}` };
 }
 
 export async function run(ctx: Context, o: FindOptions): Promise<number> {

@@ -4,8 +4,8 @@
  */
 import { UsageError } from '../../errors.js';
 import { required } from '../parse.js';
+import { str } from '../../values.js';
 
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 export interface ContactsGetOptions {
   id: string;

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import type { ErasureOptions } from '../../erasure/run-erasure.js';
 import { ENCODINGS } from '../file-options.js';
 import { choice } from '../parse.js';
+import { str } from '../../values.js';
 
 export type RmOptions = { kind: 'one'; id: string; confirm: boolean; receipts: string | undefined; purgeLocal: boolean } | ({ kind: 'requests' } & ErasureOptions);
 
@@ -14,7 +15,6 @@ const REQUEST_ONLY = ['country', 'dryRun', 'resume', 'restart', 'encoding'] as c
 const flagName = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 export function rmOptions(args: string[], opts: Record<string, unknown>): RmOptions {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const id = args[0];
   const phone = str(opts.phone);
   const email = str(opts.email);

@@ -27,12 +27,12 @@ import type { RmOptions } from './rm-options.js';
 async function whatWouldGo(ctx: Context, id: string): Promise<string> {
   try {
     const client = await ctx.api();
-    const contact = (await getContact(client, id)) as Record<string, unknown> | undefined;
-    const name = [contact?.firstName, contact?.lastName].filter((v) => typeof v === 'string' && v !== '').join(' ');
-    const who = [name || '(no name)', typeof contact?.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
+    const contact = await getContact(client, id);
+    const name = [contact.firstName, contact.lastName].filter((v) => typeof v === 'string' && v !== '').join(' ');
+    const who = [name || '(no name)', typeof contact.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
     // The API lists calls with no filter: every page is read to count this contact's.
     let calls = 0;
-    for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => (c as { contactId?: unknown })?.contactId === id).length;
+    for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => c.contactId === id).length;
     return `this would erase contact ${id} (${who}) and their ${calls} call${calls === 1 ? '' : 's'} with their recordings, irreversibly`;
   } catch (err) {
     if (!(err instanceof CallctlError)) throw err;

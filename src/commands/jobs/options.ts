@@ -1,5 +1,6 @@
 /** The options of `callctl jobs …` and `import undo`, typed before any code loads. */
 import { required } from '../parse.js';
+import { str } from '../../values.js';
 import type { UndoOptions } from '../../jobs/run-undo.js';
 
 /** Nothing of its own: --json and --format are global. */
@@ -16,7 +17,7 @@ export interface JobsShowOptions {
 }
 
 export function jobsShowOptions(args: string[], opts: Record<string, unknown>): JobsShowOptions {
-  return { job: required(args, 0, 'job'), html: typeof opts.html === 'string' ? opts.html : undefined };
+  return { job: required(args, 0, 'job'), html: str(opts.html) };
 }
 
 export interface JobsResumeOptions {
