@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
+import { unzipperParseGuard } from './upstream-guards.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
@@ -119,7 +120,8 @@ const split = await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
+  // unzipperParseGuard: the build stops when the upstream code src/source/xlsx.ts patches changes.
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js')), unzipperParseGuard()],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',

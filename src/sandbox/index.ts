@@ -46,6 +46,10 @@ export interface SandboxOptions {
    */
   rateLimitHeaders?: HeaderStyle | boolean;
   random?: () => number;
+  /** The limiter's clock in ms (default performance.now): a test moves its own instead of waiting. */
+  now?: () => number;
+  /** How the wire's delay, the latency and a held reply are waited out (default timers): a test records them instead. */
+  wait?: (ms: number) => Promise<void>;
   keys?: Partial<Keys>;
   /** The name of a call's source field (default `channel`); `callctl sandbox` checks it (commands/sandbox/call-fields.ts). */
   callSourceField?: string;
@@ -70,15 +74,21 @@ export interface Sandbox {
 function rateLimitOf(opts: SandboxOptions, rate: number): RateLimit {
   const style = opts.rateLimitHeaders;
   const headers: HeaderStyle = style === false ? 'none' : style === true || style === undefined ? 'draft6' : style;
-  return new RateLimit({
-    shape: opts.limiter ?? 'bucket',
-    rate,
-    ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
-    ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
-    ...(opts.maxInflight !== undefined ? { maxInflight: opts.maxInflight } : {}),
-    headers,
-  });
+  return new RateLimit(
+    {
+      shape: opts.limiter ?? 'bucket',
+      rate,
+      ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
+      ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
+      ...(opts.maxInflight !== undefined ? { maxInflight: opts.maxInflight } : {}),
+      headers,
+    },
+    opts.now,
+  );
 }
+
+/** The default of `wait`: a timer that keeps no process alive (a reply held back after close is dropped). */
+const unrefWait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
 const key = (prefix: string) => `${prefix}${randomBytes(18).toString('hex')}`;
 
@@ -139,7 +149,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   server.on(
     'request',
-    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, wireDelayMs: opts.wireDelayMs ?? 0, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
+    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, wireDelayMs: opts.wireDelayMs ?? 0, wait: opts.wait ?? unrefWait, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
   );
   await listen(opts.port ?? 4010);
   const port = (server.address() as AddressInfo).port;

@@ -105,7 +105,7 @@ test('Ctrl-C: the summary counts every row read, the rows aborted in flight as u
   const run = startCli(['import', file, '--json'], { env: envFor(sb, t) });
   await waitFor(() => sb.contacts().length >= 30);
   run.child.kill('SIGINT');
-  await new Promise((r) => setTimeout(r, 30));
+  await waitFor(() => run.stderr().includes('stopping: no new rows'), 30_000, 'the first Ctrl-C taken');
   run.child.kill('SIGINT'); // the second aborts what is in flight
   const r = await run.result;
   assert.equal(r.code, 130, r.stderr);

@@ -61,7 +61,7 @@ test('--sheet all: interrupted, then --resume sends exactly what is left', async
   await waitFor(() => sb.contacts().length >= 1);
   // The rows in flight fill the window: the second Ctrl-C aborts them (they stay unfinished).
   first.child.kill('SIGINT');
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => first.stderr().includes('stopping: no new rows'), 30_000, 'the first Ctrl-C taken');
   first.child.kill('SIGINT');
   assert.equal((await first.result).code, 130, first.stderr());
   const done = sb.contacts().length;

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Transform } from 'node:stream';
 import { recordsOf } from '../../src/source/open.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('records still in the parser when its flush fails come before the error', async () => {
   // As csv-parse at a quote never closed: the last chunk's records are pushed after the input has
@@ -25,13 +26,13 @@ test('records still in the parser when its flush fails come before the error', a
   parser.end();
   const seen: number[] = [];
   // A slow reader: the queue fills, the parser is paused, the flush fails meanwhile.
-  await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => parser.errored !== null, 10_000, 'the flush failed');
   const error = await (async () => {
     for (;;) {
       const next = await records.next();
       if (next.done) return undefined;
       seen.push(next.value.i);
-      if (seen.length % 100 === 0) await new Promise((r) => setTimeout(r, 1));
+      if (seen.length % 100 === 0) await new Promise((r) => setImmediate(r));
     }
   })().catch((e: Error) => e);
   assert.equal(error?.message, 'Quote Not Closed');
