@@ -1,7 +1,8 @@
 /**
  * What each operation of the API returns (docs/api.md), as the client checks it: a 2xx of another
- * shape is not the API's answer (docs/network.md, "What counts as the API's answer") and never counts as done. The checks
- * ask only what the API documents, and every value is returned as it came — unknown fields kept.
+ * shape is not the API's answer (docs/network.md, "What counts as the API's answer") and never
+ * counts as done. The checks ask only what the API documents, and every value is returned as it
+ * came: typed by its fields' names, unknown extra fields kept.
  * A list of contacts or calls is paging's list (src/http/paginate.ts, `LIST_PAGE`) whose items are
  * all records.
  */
@@ -25,16 +26,19 @@ type ContactNames = ContactField | 'createdAt' | 'updatedAt';
 export type Contact = { id: string | number } & Named<ContactNames> & MoreFields;
 
 /**
- * A call as the API returns it. No call field is documented but the outcome, value and currency
- * (docs/api.md); these are the ones callctl reads, the rest kept as they came.
+ * The call fields callctl reads. None is documented but the outcome, value and currency
+ * (docs/api.md): the others are read when a call has them, and the rest kept as they came.
  */
-export type Call = { id?: string | number } & Named<'outcome' | 'value' | 'currency' | 'startedAt' | 'contactId' | 'contact_id' | 'contact'> & MoreFields;
+type CallNames = 'outcome' | 'value' | 'currency' | 'startedAt' | 'contactId' | 'contact_id' | 'contact';
+
+/** A call as the API returns it. */
+export type Call = { id?: string | number } & Named<CallNames> & MoreFields;
 
 /** A contact in a list: its fields by name, none checked (a listed contact without an id is shown as it came). */
 export type ListedContact = Named<'id' | ContactNames> & MoreFields;
 
 /** A call in a list: its fields by name, none checked. */
-export type ListedCall = Named<'id' | 'outcome' | 'value' | 'currency' | 'startedAt' | 'contactId' | 'contact_id' | 'contact'> & MoreFields;
+export type ListedCall = Named<'id' | CallNames> & MoreFields;
 
 /** A JSON object (not an array, not null): what a record of the API is. */
 export const isRecord = (v: unknown): v is MoreFields => v !== null && typeof v === 'object' && !Array.isArray(v);
