@@ -57,7 +57,9 @@ export function transportFailure(err: unknown): TransportFailure | undefined {
   if (code === undefined) return undefined;
   const tls = codes.find((c) => UNTRUSTED.has(c) || CERT_OTHER.has(c) || c.startsWith('ERR_SSL_') || (c.startsWith('ERR_TLS_') && c !== 'ERR_TLS_HANDSHAKE_TIMEOUT'));
   if (tls !== undefined) {
-    const message = deepestMessage(err) ?? tls;
+    // Node 24 appends its own advice ("; if the root CA is installed locally, try running Node.js
+    // with --use-system-ca"): the hint says what to do, in one line, on every Node.
+    const message = (deepestMessage(err) ?? tls).replace(/; if the root CA is installed locally.*$/s, '');
     return { code: 'network', ambiguous: false, reason: `${message} (${tls})`, kind: 'tls', untrusted: UNTRUSTED.has(tls) };
   }
   const proxy = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
