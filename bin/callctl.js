@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+// Why this file is more than `process.exitCode = await main(argv)`: what it does has to happen
+// before any of callctl is loaded, so it cannot live in src/ (which this file loads). V8's flags
+// are fixed before the first compile; the code cache wraps the loading of dist/ itself; `--version`
+// answers without loading it. Everything a command does is in src/ (docs/architecture.md, "bin/").
 // The only place that touches the process's exit: everything below returns an exit code.
 // `callctl --version` alone is answered here, without loading the command tree (start-up budget).
 // A CommonJS script (bin/package.json says so), though the package and every source are ES

@@ -7,9 +7,13 @@
 // its own, and every file costs a read and a compile on every start (BENCHMARKS.md §4). Each
 // module outside that graph therefore re-exports the entry, which puts the entry's graph behind
 // one set of entries: dist/main.cjs re-exports one chunk.
-// The runtime libraries are bundled into the lazy chunks too (so the package declares no
-// dependencies): resolving and reading undici, conf/ajv or ioredis file by file cost more than
-// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine).
+// The runtime libraries are bundled into the lazy chunks too (so the package declares no other
+// dependency): resolving and reading undici, conf/ajv or ioredis file by file cost more than
+// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). The one exception is the
+// keychain binding, @napi-rs/keyring: a native `.node` file per platform, which npm installs as
+// an optional package of its own (prebuilt, no compiler); it is the package's one dependency,
+// required at run time by src/config/keychain.ts inside a try, so a platform without it falls
+// back to the 0600 file.
 // Two passes: esbuild splits code only into ES modules, and bin/callctl.js compiles dist/ itself
 // with V8's code cache made after a run, which only classic scripts have (vm.Script): so the
 // split ES modules are turned into CommonJS, file by file, in place. The sources stay ES modules.
@@ -20,10 +24,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
+import { unzipperParseGuard } from './upstream-guards.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
-const EXTERNAL = [];
+const EXTERNAL = ['@napi-rs/keyring'];
 
 const ENTRY = resolve(root, 'src/main.ts');
 const WORKER = 'src/import/phone-worker.ts';
@@ -115,7 +120,8 @@ const split = await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
+  // unzipperParseGuard: the build stops when the upstream code src/source/xlsx.ts patches changes.
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js')), unzipperParseGuard()],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run demo`: starts the sandbox (the local API) in this process and runs an operator's
 // session against it through the real CLI — import a lead list (after a preview), list, write
-// outcomes back (one, then a file), total them, find a person and erase them.
+// outcomes back (one, then a file), see the jobs and what undoing the import would do, total the
+// outcomes, find a person and erase them.
 // The key travels in the environment, as an operator's would; nothing leaves the machine.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,16 @@ function callctl(...args) {
   });
 }
 
+/** Runs callctl quietly and returns its stdout (for an id the next step needs). */
+function output(...args) {
+  return new Promise((done) => {
+    let out = '';
+    const child = spawn(process.execPath, [join(root, 'bin/callctl.js'), ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (d) => (out += d));
+    child.on('close', () => done(out));
+  });
+}
+
 try {
   console.log(`sandbox running at ${sandbox.baseUrl} (rate limit 20/s); CALLCTL_API_KEY holds its secret key`);
   await callctl('import', 'leads.csv', '--country', 'GB');
@@ -40,6 +51,10 @@ try {
   process.stdout.write(`\n$ cat outcomes.csv\n${readFileSync(join(work, 'outcomes.csv'), 'utf8')}`);
   await callctl('calls', 'outcome', '--from', 'outcomes.csv');
   process.stdout.write(`\n$ cat outcomes.csv.rejects.csv\n${readFileSync(join(work, 'outcomes.csv.rejects.csv'), 'utf8').replace(/^\ufeff/, '')}`);
+  await callctl('jobs', 'ls');
+  const importJob = JSON.parse(await output('jobs', 'ls', '--json')).find((j) => j.kind === 'import' && (j.counts.created ?? 0) > 0);
+  await callctl('jobs', 'show', importJob.id.slice(0, 6));
+  await callctl('import', 'undo', importJob.id.slice(0, 6), '--dry-run');
   await callctl('calls', 'summary', '--by', 'channel');
   await callctl('api', 'GET', '/analytics/outcomes');
   const victim = sandbox.contacts()[0];

@@ -12,10 +12,8 @@ import { profileName, resolveSettings } from './config/settings.js';
 // store.ts is light (conf loads only to write), and completion needs it on the start-up path anyway.
 import { ConfigStore } from './config/store.js';
 import type { ApiClient } from './http/client.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './output/format-check.js';
 import { Logger } from './output/log.js';
-
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export class Context {
   readonly log: Logger;
@@ -44,6 +42,11 @@ export class Context {
     return f as OutputFormat;
   }
 
+  /** --csv-raw: CSV cells written as stored, without the formula guard (writers' WriteOptions). */
+  get csvRaw(): boolean {
+    return this.globals.csvRaw === true;
+  }
+
   /** True when a spinner or progress line may be drawn on stderr. */
   get animated(): boolean {
     const e = this.deps.io.stderr;
@@ -70,10 +73,23 @@ export class Context {
     return this.resolved;
   }
 
+  /**
+   * The settings with the key itself: a key in the system keychain is read here, by the commands
+   * that call the API, and only by them (README, "Keys").
+   */
+  async settingsWithKey(): Promise<Settings> {
+    const settings = await this.settings();
+    if (settings.keyStorage !== 'keychain' || settings.keychain === undefined) return settings;
+    const { readKeychainKey } = await import('./config/key.js');
+    const apiKey = await readKeychainKey(settings.keychain, settings.profileName);
+    this.log.addSecret(apiKey);
+    return { ...settings, apiKey };
+  }
+
   /** The API client: key and base URL checked, limiter built. Nothing is sent until a request. */
   api(): Promise<ApiClient> {
     this.client ??= (async () => {
-      const settings = await this.settings();
+      const settings = await this.settingsWithKey();
       const configDir = dirname((await this.config()).path);
       const { createApiClient } = await import('./http/client.js');
       const client = await createApiClient({ settings, deps: this.deps, log: this.log, configDir });

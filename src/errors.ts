@@ -69,6 +69,11 @@ export interface ApiErrorDetails {
   /** The parsed error body, kept for --verbose and for JSON output. */
   body?: unknown;
   attempts?: number;
+  /**
+   * No other request can succeed either (a name that does not resolve, a refused certificate, a
+   * page in place of the API): a bulk job stops rather than fail row after row.
+   */
+  final?: boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export class ApiError extends CallctlError {
   readonly serverMessage: string | undefined;
   readonly body: unknown;
   readonly attempts: number;
+  readonly final: boolean;
   constructor(code: string, message: string, details: ApiErrorDetails, hint?: string, options?: { cause?: unknown }) {
     super(code, message, hint, options);
     this.status = details.status;
@@ -90,6 +96,7 @@ export class ApiError extends CallctlError {
     this.serverMessage = details.serverMessage;
     this.body = details.body;
     this.attempts = details.attempts ?? 1;
+    this.final = details.final === true;
   }
 }
 

@@ -5,11 +5,14 @@
 import { Command, Option } from 'commander';
 import type { Io } from './deps.js';
 import { registerApi } from './commands/api/index.js';
+import { registerAuth } from './commands/auth/index.js';
 import { registerCalls } from './commands/calls/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerContacts } from './commands/contacts/index.js';
 import { registerImport } from './commands/import/index.js';
+import { addVerbAliases } from './commands/aliases.js';
+import { registerJobs } from './commands/jobs/index.js';
 import { registerLimit } from './commands/limit/index.js';
 import type { Bind } from './commands/lazy.js';
 import { registerLogin } from './commands/login/index.js';
@@ -45,9 +48,11 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
     .option('--base-url <url>', 'API base ending in /api/v1 (env CALLCTL_BASE_URL)')
     .option('--json', 'machine output: JSON on stdout (same as --format json)')
     .addOption(new Option('--format <format>', 'output format for data commands').choices(['table', 'json', 'ndjson', 'csv']))
+    .option('--csv-raw', "CSV cells exactly as stored: no ' before a cell starting with = + - @ (the spreadsheet formula guard)")
     .option('--rate <n>', 'ceiling in requests per second (env CALLCTL_RATE; default adaptive)', decimal(0, Number.POSITIVE_INFINITY, true))
     .option('--concurrency <n>', 'most requests in flight (default 4)', integer(1, 64))
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', integer(1))
+    .option('--max-pause <s>', 'longest 429 pause to wait through, in seconds; a longer one stops with --resume advice (default 600)', integer(1))
     .option('--redis-url <url>', 'share one rate-limit budget with every callctl using this key, through Redis (env CALLCTL_REDIS_URL)')
     .option('--require-redis', 'with --redis-url: stop (exit 1) rather than pace alone when Redis is unreachable')
     .option('-q, --quiet', 'less on stderr')
@@ -57,7 +62,8 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
       'after',
       `
 Environment: CALLCTL_API_KEY (the secret key; never a flag), CALLCTL_BASE_URL, CALLCTL_PROFILE,
-CALLCTL_RATE, CALLCTL_CONFIG_DIR, CALLCTL_REDIS_URL, NO_COLOR.
+CALLCTL_RATE, CALLCTL_CONFIG_DIR, CALLCTL_REDIS_URL, NO_COLOR; HTTPS_PROXY, HTTP_PROXY, NO_PROXY
+(a proxy), NODE_EXTRA_CA_CERTS (a CA of your own).
 
 Exit codes: 0 ok, 1 runtime failure, 2 usage, 3 auth, 4 not found, 5 rejected by the server,
 6 import finished with rejected/failed rows, 130 interrupted.
@@ -77,13 +83,16 @@ Examples:
 
   registerContacts(program, bind, named('contacts'));
   registerCalls(program, bind, named('calls'));
-  registerImport(program, bind);
+  registerImport(program, bind, words);
+  registerJobs(program, bind, named('jobs'));
   registerLimit(program, bind);
   registerApi(program, bind);
   registerLogin(program, bind);
+  registerAuth(program, bind);
   registerConfig(program, bind);
   registerSandbox(program, bind);
   registerCompletion(program, io);
+  addVerbAliases(program);
 
   // Subcommands made with .command() inherit exitOverride/configureOutput at creation; keep the
   // hint pointing at the command the operator typed.

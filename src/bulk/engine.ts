@@ -3,18 +3,21 @@
  * a source, each checked by the job's plan, in-file duplicates set aside, the rest sent through
  * the one limiter with a window of rows in flight (reading waits while it is full, so memory stays
  * flat), every ending recorded in the journal and the rejects file, progress on the way, Ctrl-C
- * (and SIGTERM) honoured: the first stops reading and lets the requests in flight finish, the
- * second aborts them. Every row read ends in exactly one count.
+ * (and SIGTERM) honoured: the first stops reading, ends every wait (a pause, a back-off) at once
+ * and lets the requests on the wire finish, the second aborts them. Every row read ends in exactly
+ * one count. The first row sent goes alone: a key that may not write is refused once, and a job
+ * stopped before anything was stored leaves no journal to --restart.
  *
  * A plan is to the engine what a verb is to the program: the few decisions that differ (how a
  * row becomes a request, how an answer is counted) and no loop of its own.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
+import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
 import type { Progress, ProgressFacts } from './progress.js';
-import type { RejectsFile } from './rejects.js';
+import type { Rejects } from './rejects.js';
 
 /** One row of the source. `n` counts data rows from 1; `line` is where it starts in the file. */
 export interface BulkRow {
@@ -60,24 +63,30 @@ export interface BulkPlan<T> {
   accepted?(row: BulkRow, item: T): void | Promise<void>;
 }
 
+/** What the engine asks of the API client (src/http/client.ts) besides the plan's requests. */
+export interface JobClient {
+  /** Patient retries for a bulk job, its outage told by the progress line. */
+  forBulkJob(): void;
+  /** Ctrl-C: every wait (a pause, a back-off) ends now. */
+  stopWaiting(): void;
+  outage(): OutageView;
+}
+
 export interface BulkIO {
-  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown }>;
+  /** `refused`: the source's own reason to reject the row before the plan sees it (a row over 1 MB). */
+  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown; refused?: string }>;
+  /** The client the plan sends through; none in a dry run without a key. */
+  client?: JobClient | undefined;
   log: Logger;
   onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
-  rejects: RejectsFile;
+  rejects: Rejects;
   journal?: Journal | undefined;
   earlier?: EarlierRun | undefined;
   /** Check every row, send nothing. */
   dryRun: boolean;
   /** Rows in flight at most. */
   window: number;
-  /**
-   * Send the first row alone and wait for its answer before the others: a key that may not do
-   * this (403) is then refused once, not once per row in flight — for erasure, where even a
-   * refused DELETE should not go out twenty times.
-   */
-  firstAlone?: boolean;
-  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'read'>): Promise<Progress>;
+  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'read' | 'outage'>): Promise<Progress>;
 }
 
 export interface BulkCounts {
@@ -130,10 +139,12 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   const onSignal = () => {
     if (!stopping) {
       stopping = true;
+      io.client?.stopWaiting();
       io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
     } else abort.abort();
   };
   const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
+  if (!io.dryRun) io.client?.forBulkJob();
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
   const progress = await io.startProgress(() => ({
     finished: ended() + c.rejected + c.duplicates + c.failed + c.valid,
@@ -141,6 +152,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     skipped: c.skipped,
     rejected: c.rejected + c.duplicates,
     read: c.rows,
+    outage: io.client?.outage(),
   }));
 
   const finish = (row: BulkRow, status: string) => io.journal?.record(row.n, status);
@@ -158,6 +170,11 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     } catch (err) {
       if (err instanceof InterruptedError || abort.signal.aborted) {
         c.unfinished += 1; // --resume sends it again
+        return;
+      }
+      if (err instanceof ApiError && err.final) {
+        fatal ??= err; // no other row can do better: no host, a refused certificate, a page in place of the API
+        c.unfinished += 1;
         return;
       }
       if (err instanceof ApiError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429) {
@@ -198,7 +215,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
         if (key !== undefined) seen.add(key);
         continue;
       }
-      const verdict = plan.check(row);
+      const verdict = raw.refused !== undefined ? { reject: raw.refused } : plan.check(row);
       if ('reject' in verdict) {
         c.rejected += 1;
         io.rejects.add(row.cells, verdict.reject, row.line);
@@ -231,7 +248,9 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       }
       const p: Promise<void> = send(verdict.send, row).finally(() => inflight.delete(p));
       inflight.add(p);
-      if (io.firstAlone && !sentOne) {
+      // The first row goes alone: a key that may not write (403), a host that does not answer, a
+      // page in place of the API are met once, not once per row in flight.
+      if (!sentOne) {
         sentOne = true;
         await p;
       }
@@ -242,9 +261,14 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   } finally {
     await Promise.allSettled([...inflight]);
     progress.stop();
-    offs.forEach((off) => off());
+    // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
+    // closing the connections) must not kill the process before it exits 130.
+    if (!stopping) offs.forEach((off) => off());
     io.rejects.close();
-    io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    // Stopped before the service stored anything (its first request refused): nothing to resume,
+    // so nothing is left for --restart either — the journal stays only as the job's record.
+    if (fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined) io.journal?.retire();
+    else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
   }
   return { counts: c, interrupted: stopping, fatal };
 }

@@ -11,6 +11,7 @@ import type { ApiClient } from '../http/client.js';
 import { type BulkPlan, type BulkResult, runBulk } from './engine.js';
 import { resolve } from 'node:path';
 import { type JobFiles, openJob } from './job.js';
+import type { JobFilesRecord } from './journal.js';
 import type { SourceShape } from './rejects.js';
 import { startProgress } from './progress.js';
 
@@ -29,6 +30,17 @@ export interface FileJobFlags {
   resume: boolean;
   restart: boolean;
   rejects?: string | undefined;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
+  /** No file is read (one request typed on the command line): no journal, no rejects file (job.ts). */
+  noJournal?: boolean | undefined;
+}
+
+/** What a job's record keeps besides its identity: its options, the files it writes, and the client whose answers make its timeline. */
+export interface JobRecordInput {
+  options: Record<string, unknown>;
+  files?: JobFilesRecord;
+  client?: ApiClient | undefined;
 }
 
 /**
@@ -41,27 +53,53 @@ export async function openFileJob(
   kind: string,
   o: FileJobFlags,
   identity: Record<string, unknown>,
+  record: JobRecordInput,
 ): Promise<JobFiles & { shownName: string }> {
   const stdin = o.file === '-';
   const shownName = stdin ? 'stdin' : o.file;
+  const settings = await ctx.settings();
   const files = await openJob({
+    options: record.options,
+    ...(record.files ? { files: record.files } : {}),
+    baseUrl: settings.baseUrl,
+    apiKey: record.client ? await keyOf(ctx) : settings.apiKey,
+    keep: settings.jobsKept,
+    client: record.client,
     kind,
     file: o.file,
     shownName,
     path: stdin ? '-' : resolve(ctx.deps.cwd, o.file),
     cwd: ctx.deps.cwd,
     dryRun: o.dryRun,
+    noJournal: o.noJournal,
     resume: o.resume,
     restart: o.restart,
+    expectJob: o.expectJob,
     identity,
     configPath: async () => (await ctx.config()).path,
     rejectsPath: o.rejects,
     header: source.header,
     shape: { delimiter: source.delimiter, encoding: source.encoding },
+    csvRaw: ctx.csvRaw,
     log: ctx.log,
     now: ctx.deps.now,
   });
+  const journal = files.journal;
+  if (journal) {
+    // However the command ends before the engine closes it (a failed listing, a broken file).
+    ctx.onClose(() => journal.close(false));
+  }
   return { ...files, shownName };
+}
+
+/**
+ * The key a job runs with, for its record's fingerprint: at hand in the settings, or — in the
+ * system keychain — read again (only by a command that has an API client, which read it already).
+ */
+export async function keyOf(ctx: Context): Promise<string | undefined> {
+  const settings = await ctx.settings();
+  if (settings.apiKey !== undefined || settings.keyStorage !== 'keychain') return settings.apiKey;
+  return (await ctx.settingsWithKey()).apiKey;
 }
 
 /** The counts every file job's summary carries after its own, in the contract's order. */
@@ -102,10 +140,11 @@ export async function runFileJob<T>(
   plan: BulkPlan<T>,
   source: JobSource,
   files: Pick<JobFiles, 'journal' | 'earlier' | 'rejects'>,
-  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; firstAlone?: boolean },
+  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number },
 ): Promise<BulkResult> {
   return runBulk(plan, {
     rows: source.rows,
+    client: o.client,
     log: ctx.log,
     onSignal: ctx.deps.onSignal,
     rejects: files.rejects,
@@ -113,7 +152,6 @@ export async function runFileJob<T>(
     earlier: files.earlier,
     dryRun: o.dryRun,
     window: Math.max(2, o.concurrency * 4),
-    ...(o.firstAlone ? { firstAlone: true } : {}),
     startProgress: (facts) =>
       startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 })),
   });
@@ -144,10 +182,20 @@ export function endJob<S extends Tally>(
     ctx.log.notice(`callctl: ${summary.file ?? 'stdin'}: ${c.rejected} rejected, ${c.duplicates} duplicates, ${c.failed} failed of ${c.rows} rows${summary.rejectsFile ? ` (→ ${summary.rejectsFile})` : ''}`);
   }
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
+  return jobOutcome(result, o);
+}
+
+/**
+ * How every job ends once its summary is out: the error or the interruption that stopped it
+ * (`stored` says what was done by then, `saved` what can be resumed), else the exit code — 0 when
+ * every row made it.
+ */
+export function jobOutcome(result: BulkResult, o: { kind: string; stored: string; saved?: string }): number {
+  const c = result.counts;
   if (result.fatal !== undefined) {
     if (result.fatal instanceof CallctlError) throw result.fatal;
     throw new RuntimeError(`${o.kind}_failed`, `${o.kind} stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, 'run the same command with --resume');
   }
-  if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, 'the journal is saved: run the same command with --resume');
-  return bad === 0 ? EXIT.ok : EXIT.incomplete;
+  if (result.interrupted) throw new InterruptedError(`interrupted after ${o.stored}`, `${o.saved ?? 'the journal is saved'}: run the same command with --resume`);
+  return c.rejected + c.duplicates + c.failed === 0 ? EXIT.ok : EXIT.incomplete;
 }

@@ -1,17 +1,26 @@
 /**
- * The journal of a bulk job (an import, a writeback, erasure requests): one line per finished row, appended as each row finishes (a write()
- * per row, so a kill -9 loses nothing the OS has; fsync'd in batches against power loss). It is
- * keyed by the file's content hash and every option that changes what is sent, so `--resume`
- * only ever continues the same import. Rejected rows and duplicates are finished; failed ones are
- * not, and are sent again. The key is never written here.
+ * The journal of a bulk job (an import, a writeback, erasure requests, an undo): its record
+ * (docs/cli.md, "Jobs"). The first line is the job's header — its id, kind, file (path, size,
+ * mtime, content hash), the options it ran with (never the key), base URL, key fingerprint and
+ * the files it writes; each run (a --resume) adds a header line of its own. Then one line per
+ * finished row, appended as each row finishes (a write() per row, so a kill -9 loses nothing the
+ * OS has; fsync'd in batches against power loss); what a row's answer said when a plan keeps it
+ * (`d`: the contact id, for an undo) and what a plan knew before sending (`i`, first one kept);
+ * the timeline (`tl`, see src/bulk/timeline.ts); and at each close an `end` line with the counts.
+ * It is named by the file's content hash and every option that changes what is sent, so
+ * `--resume` only ever continues the same job. Rejected rows and duplicates are finished; failed
+ * ones are not, and are sent again. Finished journals are kept under a name never resumed. The
+ * key is never written here: every line passes the logger's masking.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import type { BucketRow } from './timeline.js';
+import { activeOf, type JobHeader, parseJournal, type RowStatus, type RunEnd, tallyOf } from './journal-lines.js';
 
-/** How a row ended: a plan's own outcome (`created`, `updated`, `erased`…), or `failed`. */
-export type RowStatus = string;
+export type { JobFilesRecord, JobHeader, ParsedJournal, RowStatus, RunEnd } from './journal-lines.js';
+export { parseJournal, tallyOf } from './journal-lines.js';
 
 /** sha256 of a file's bytes, streamed. */
 export async function fileHash(path: string): Promise<string> {
@@ -28,63 +37,93 @@ export function journalId(contentHash: string, identity: Record<string, unknown>
 export interface EarlierRun {
   /** Row number → status of the earlier runs (latest wins). */
   rows: Map<number, RowStatus>;
+  /** Row → what the plan knew before sending, in the earlier runs (the first one). */
+  intents: Map<number, Record<string, unknown>>;
   startedAt: string | undefined;
+  /** The job's id, which a resume keeps. */
+  job: string | undefined;
+  /** Running time of the earlier runs. */
+  activeMs: number;
 }
 
 const FSYNC_EVERY_MS = 200;
-/** Finished journals are kept for the record: the 20 newest, none older than 30 days. */
-const KEEP_FINISHED = 20;
-const KEEP_FINISHED_MS = 30 * 24 * 60 * 60 * 1000;
+/** Finished records are kept 30 days — or, with `config set jobsKept N`, the N newest whatever their age. */
+export const KEEP_FINISHED_MS = 30 * 24 * 60 * 60 * 1000;
+const DONE = /\.done-(\d+)\.jsonl$/;
 
-/** Removes finished journals beyond what is kept (unfinished ones are never touched). */
-export function pruneFinished(dir: string, now: number): void {
+/** A journal of stdin or a pipe a kill -9 left open: never resumed, so dropped once idle for the 30 days. */
+const STREAM_OPEN = /^stream-[0-9a-f]+\.jsonl$/;
+
+/** Removes finished records beyond what is kept (unfinished ones are never touched). */
+export function pruneFinished(dir: string, now: number, keep?: number): void {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /\.done-\d+\.jsonl$/.test(n));
+    names = readdirSync(dir);
   } catch {
     return;
   }
-  const dated = names.map((n) => ({ n, at: Number(/\.done-(\d+)\.jsonl$/.exec(n)?.[1]) })).sort((a, b) => b.at - a.at);
+  const dated = names
+    .filter((n) => DONE.test(n))
+    .map((n) => ({ n, at: Number(DONE.exec(n)?.[1]) }))
+    .sort((a, b) => b.at - a.at);
   dated.forEach(({ n, at }, i) => {
-    if (i >= KEEP_FINISHED || now - at > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
+    if (keep !== undefined ? i >= keep : now - at > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
   });
+  for (const n of names.filter((x) => STREAM_OPEN.test(x))) {
+    try {
+      if (now - statSync(join(dir, n)).mtimeMs > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
+    } catch {
+      // gone meanwhile
+    }
+  }
 }
+
+/** What a journal asks of the job at its close: the last buckets, and the limit learnt. */
+export type CloseHook = () => { timeline: BucketRow[]; limit: number | undefined };
 
 export class Journal {
   private fd: number | undefined;
   private dirty = false;
   private lastSync = 0;
+  private readonly tally: Record<string, number>;
+  private closeHook: CloseHook | undefined;
+  private readonly openedAt: number;
 
   private constructor(
     readonly path: string,
-    private readonly now: () => number = Date.now,
-  ) {}
+    /** The job's id (its header's). */
+    readonly job: string,
+    private readonly now: () => number,
+    private readonly earlierRun: EarlierRun | undefined,
+    private readonly lock: { release(): void } | undefined,
+    /** False for stdin (and a retired run): never resumed, so kept under a finished name however it ends. */
+    private resumable: boolean,
+    /** Finished records to keep (`config set jobsKept`), counted again once this one is finished. */
+    private readonly keep: number | undefined,
+    private readonly redact: (text: string) => string,
+  ) {
+    this.tally = earlierRun ? tallyOf(earlierRun.rows) : {};
+    this.openedAt = now();
+    const first = Date.parse(earlierRun?.startedAt ?? '');
+    this.jobStartedAt = Number.isFinite(first) ? first : this.openedAt;
+  }
+
+  /** When the job's first run started (the timeline's zero). */
+  readonly jobStartedAt: number;
 
   /** Reads an unfinished journal, if there is one (a finished one is not an earlier run to resume). */
-  static earlier(dir: string, id: string): EarlierRun | undefined {
-    const path = join(dir, `${id}.jsonl`);
+  static earlier(dir: string, name: string): EarlierRun | undefined {
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readFileSync(join(dir, `${name}.jsonl`), 'utf8');
     } catch {
       return undefined;
     }
-    const rows = new Map<number, RowStatus>();
-    let startedAt: string | undefined;
-    let done = false;
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      let entry: { r?: number; s?: RowStatus; startedAt?: string; done?: boolean };
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        continue; // a line cut short by a crash: that row simply is not finished
-      }
-      if (typeof entry.r === 'number' && entry.s) rows.set(entry.r, entry.s);
-      if (entry.startedAt) startedAt = entry.startedAt;
-      if (entry.done) done = true;
-    }
-    return done ? undefined : { rows, startedAt };
+    const p = parseJournal(text);
+    if (p.done) return undefined;
+    // What was known before sending matters only for rows not finished: the others are skipped.
+    for (const r of p.intents.keys()) if (Journal.isFinished(p.rows.get(r))) p.intents.delete(r);
+    return { rows: p.rows, intents: p.intents, startedAt: p.runs[0]?.startedAt, job: p.header?.job, activeMs: activeOf(p) };
   }
 
   /** Every ending but `failed` is final: a failed row is sent again by --resume. */
@@ -92,28 +131,85 @@ export class Journal {
     return status !== undefined && status !== 'failed';
   }
 
-  /** Opens the journal: appended to when resuming, started afresh otherwise. */
-  static open(dir: string, id: string, resume: boolean, header: Record<string, unknown>, now: () => number): Journal {
+  /**
+   * Opens the journal `<name>.jsonl` in `dir`: appended to when resuming, started afresh otherwise,
+   * with the job's header. `lock` (held by the caller) is let go at the close.
+   */
+  static open(
+    dir: string,
+    name: string,
+    o: { resume: EarlierRun | undefined; header: JobHeader; now: () => number; keep?: number | undefined; lock?: { release(): void } | undefined; resumable?: boolean; redact?: ((text: string) => string) | undefined },
+  ): Journal {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      pruneFinished(dir, now());
-      const j = new Journal(join(dir, `${id}.jsonl`), now);
-      if (!resume) rmSync(j.path, { force: true });
+      pruneFinished(dir, o.now(), o.keep);
+      const j = new Journal(join(dir, `${name}.jsonl`), o.header.job, o.now, o.resume, o.lock, o.resumable ?? true, o.keep, o.redact ?? ((t) => t));
+      // --restart: the earlier run stays in the records, interrupted, under a name never resumed
+      // (what it stored can still be undone).
+      if (!o.resume && existsSync(j.path)) renameSync(j.path, j.path.replace(/\.jsonl$/, `.done-${o.now()}.jsonl`));
       j.fd = openSync(j.path, 'a', 0o600);
-      j.append({ ...header, startedAt: new Date(now()).toISOString(), resume });
+      j.append({ ...o.header, startedAt: new Date(o.now()).toISOString(), resume: o.resume !== undefined, pid: process.pid });
       return j;
     } catch (err) {
+      o.lock?.release();
       throw new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
     }
   }
 
+  /**
+   * The record of a job that keeps no journal of rows (a dry run that wrote files): its header and
+   * one end line, written finished at once.
+   */
+  static writeRecord(dir: string, header: JobHeader, end: { startedAt: number; tally: Record<string, number> }, o: { now: () => number; keep?: number | undefined; redact?: ((text: string) => string) | undefined }): string {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    pruneFinished(dir, o.now(), o.keep);
+    const at = o.now();
+    const path = join(dir, `${header.job}.done-${at}.jsonl`);
+    const lines = [
+      { ...header, startedAt: new Date(end.startedAt).toISOString(), resume: false, pid: process.pid },
+      { done: true, end: { at: new Date(at).toISOString(), tally: end.tally, activeMs: at - end.startedAt } satisfies RunEnd },
+    ];
+    const fd = openSync(path, 'wx', 0o600);
+    try {
+      writeSync(fd, lines.map((l) => `${(o.redact ?? ((t) => t))(JSON.stringify(l))}\n`).join(''));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (o.keep !== undefined) pruneFinished(dir, at, o.keep);
+    return path;
+  }
+
+  /** Asked at the close for the last buckets of the timeline and the limit learnt. */
+  onClose(hook: CloseHook): void {
+    this.closeHook = hook;
+  }
+
   record(row: number, status: RowStatus): void {
+    const before = this.earlierRun?.rows.get(row);
+    if (before !== undefined) this.tally[before] = (this.tally[before] ?? 1) - 1;
+    this.tally[status] = (this.tally[status] ?? 0) + 1;
     this.append({ r: row, s: status });
+  }
+
+  /** What the answer of a row said, for a later reader (an undo): written before its ending. */
+  note(row: number, data: Record<string, unknown>): void {
+    this.append({ r: row, d: data });
+  }
+
+  /** What a plan knew of a row before sending it; a reader keeps the first one of the job. */
+  intent(row: number, data: Record<string, unknown>): void {
+    this.append({ r: row, i: data });
+  }
+
+  /** Buckets of the timeline. */
+  timeline(rows: BucketRow[]): void {
+    if (rows.length > 0) this.append({ tl: rows });
   }
 
   private append(entry: object): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    writeSync(this.fd, `${this.redact(JSON.stringify(entry))}\n`);
     this.dirty = true;
     const now = performance.now();
     if (now - this.lastSync >= FSYNC_EVERY_MS) this.sync(now);
@@ -125,16 +221,40 @@ export class Journal {
     this.lastSync = now;
   }
 
-  /** Flushes to disk; `finished` marks the import complete, so the next run starts afresh. */
+  /**
+   * Closes a run that stopped before anything was stored (refused at its first request): kept for
+   * the record under a name never resumed, so nothing is left to --resume or --restart.
+   */
+  retire(): void {
+    this.resumable = false;
+    this.close(false);
+  }
+
+  /** Flushes to disk; `finished` marks the job complete, so the next run starts afresh. */
   close(finished: boolean): void {
     if (this.fd === undefined) return;
-    if (finished) this.append({ done: true });
+    const last = this.closeHook?.();
+    if (last) this.timeline(last.timeline);
+    const at = this.now();
+    const end: RunEnd = {
+      at: new Date(at).toISOString(),
+      tally: Object.fromEntries(Object.entries(this.tally).filter(([, n]) => n > 0)),
+      activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
+      ...(last?.limit !== undefined ? { limit: last.limit } : {}),
+      ...(finished ? {} : { interrupted: true }),
+    };
+    this.append(finished ? { done: true, end } : { end });
     this.sync();
     closeSync(this.fd);
     this.fd = undefined;
-    if (finished) {
+    try {
       // Kept for the record under a name that is never resumed.
-      renameSync(this.path, this.path.replace(/\.jsonl$/, `.done-${this.now()}.jsonl`));
+      if (finished || !this.resumable) {
+        renameSync(this.path, this.path.replace(/\.jsonl$/, `.done-${at}.jsonl`));
+        if (this.keep !== undefined) pruneFinished(dirname(this.path), at, this.keep);
+      }
+    } finally {
+      this.lock?.release();
     }
   }
 }

@@ -3,7 +3,7 @@
  * contacts rm --from): one definition, so the same flag says the same thing everywhere.
  */
 import { type Command, Option } from 'commander';
-import type { EncodingName } from '../import/source.js';
+import type { EncodingName } from '../source/open.js';
 import { choice } from './parse.js';
 
 /** The encodings --encoding offers (docs/cli.md); the file's own BOM or bytes decide when it is not given. */

@@ -6,7 +6,7 @@
 import type { Env } from '../deps.js';
 import { envValue } from '../deps.js';
 import { UsageError } from '../errors.js';
-import type { Profile } from './store.js';
+import { checkProfileName, type KeychainRef, type Profile } from './profile.js';
 
 /** The global options as commander parsed them (strings already turned into numbers). */
 export interface GlobalOptions {
@@ -14,6 +14,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   json?: boolean;
   format?: string;
+  /** --csv-raw: no formula guard in CSV output (src/output/csv-guard.ts). */
+  csvRaw?: boolean;
   rate?: number;
   concurrency?: number;
   timeout?: number;
@@ -22,12 +24,19 @@ export interface GlobalOptions {
   color?: boolean;
   redisUrl?: string;
   requireRedis?: boolean;
+  /** --max-pause, in seconds. */
+  maxPause?: number;
 }
 
 export interface Settings {
   profileName: string;
   baseUrl: string | undefined;
+  /** The key from CALLCTL_API_KEY or the file; a key in the keychain is read by the API client's maker (context.ts). */
   apiKey: string | undefined;
+  /** Where the key in effect lives; absent when there is none. */
+  keyStorage?: KeyStorage | undefined;
+  /** The keychain entry, when that is where the key lives. */
+  keychain?: KeychainRef | undefined;
   /** Requests-per-second ceiling; undefined means adaptive. */
   rate: number | undefined;
   concurrency: number;
@@ -39,13 +48,25 @@ export interface Settings {
   redisUrl: string | undefined;
   /** --require-redis: without the shared budget, stop (exit 1) instead of pacing alone. */
   requireRedis: boolean;
+  /** Finished job records to keep (`config set jobsKept`); undefined: those of the last 30 days. */
+  jobsKept: number | undefined;
+  /** --max-pause in seconds: a 429 pause longer than this stops the command (client.ts has the default). */
+  maxPause?: number | undefined;
 }
+
+/** Where a key lives (`auth status`'s words): the system keychain, the 0600 file, or CALLCTL_API_KEY. */
+export type KeyStorage = 'keychain' | 'file' | 'env';
 
 export const DEFAULTS = { profile: 'default', concurrency: 4, timeoutMs: 30_000 } as const;
 
-/** The profile name alone: needed before the config file is read. */
+/** Shown for a key kept in the keychain, which `config list|get` never read. */
+export const IN_KEYCHAIN = '(in the system keychain)';
+
+/** The profile name alone, checked (a plain word): needed before the config file is read. */
 export function profileName(globals: GlobalOptions, env: Env): string {
-  return globals.profile ?? envValue(env, 'CALLCTL_PROFILE') ?? DEFAULTS.profile;
+  if (globals.profile !== undefined) return checkProfileName(globals.profile, '--profile');
+  const fromEnv = envValue(env, 'CALLCTL_PROFILE');
+  return fromEnv !== undefined ? checkProfileName(fromEnv, 'CALLCTL_PROFILE') : DEFAULTS.profile;
 }
 
 /** A positive number from an environment variable, or a usage error naming the variable. */
@@ -84,6 +105,7 @@ export interface ExplainedSettings {
   outcomes?: Sourced<string>;
   rate?: Sourced<number>;
   concurrency?: Sourced<number>;
+  jobsKept?: Sourced<number>;
 }
 
 /** Where each setting in effect comes from: flag > environment > profile > default. */
@@ -94,7 +116,11 @@ export function explainSettings(globals: GlobalOptions, env: Env, profile: Profi
     profile: first<string>([globals.profile, 'flag', '--profile'], [envValue(env, 'CALLCTL_PROFILE'), 'env', 'CALLCTL_PROFILE'], [DEFAULTS.profile, 'default', 'default'])!,
   };
   const baseUrl = first<string>([globals.baseUrl, 'flag', '--base-url'], [envValue(env, 'CALLCTL_BASE_URL'), 'env', 'CALLCTL_BASE_URL'], [profile.baseUrl, 'profile', inProfile]);
-  const apiKey = first<string>([envValue(env, 'CALLCTL_API_KEY'), 'env', 'CALLCTL_API_KEY'], [profile.apiKey, 'profile', inProfile]);
+  const apiKey = first<string>(
+    [envValue(env, 'CALLCTL_API_KEY'), 'env', 'CALLCTL_API_KEY'],
+    [profile.apiKey, 'profile', inProfile],
+    [profile.keychain ? IN_KEYCHAIN : undefined, 'profile', inProfile],
+  );
   const country = first<string>([profile.country, 'profile', inProfile]);
   const currency = first<string>([profile.currency, 'profile', inProfile]);
   const outcomes = first<string>([profile.outcomes, 'profile', inProfile]);
@@ -107,16 +133,22 @@ export function explainSettings(globals: GlobalOptions, env: Env, profile: Profi
   if (outcomes) out.outcomes = outcomes;
   if (rate) out.rate = rate;
   if (concurrency) out.concurrency = concurrency;
+  const jobsKept = first<number>([profile.jobsKept, 'profile', inProfile]);
+  if (jobsKept) out.jobsKept = jobsKept;
   return out;
 }
 
 /** Merges flags, environment and the profile into the settings a command runs with. */
 export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profile): Settings {
   const e = explainSettings(globals, env, profile);
+  const fromEnv = e.apiKey?.source === 'env';
+  const keyStorage: KeyStorage | undefined = fromEnv ? 'env' : profile.apiKey !== undefined ? 'file' : profile.keychain ? 'keychain' : undefined;
   return {
     profileName: e.profile.value,
     baseUrl: e.baseUrl?.value,
-    apiKey: e.apiKey?.value,
+    apiKey: keyStorage === 'keychain' ? undefined : e.apiKey?.value,
+    keyStorage,
+    keychain: keyStorage === 'keychain' ? profile.keychain : undefined,
     rate: e.rate?.value,
     concurrency: e.concurrency?.value ?? DEFAULTS.concurrency,
     timeoutMs: globals.timeout ?? DEFAULTS.timeoutMs,
@@ -125,5 +157,7 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     outcomes: profile.outcomes ? profile.outcomes.split(',').filter((o) => o !== '') : undefined,
     redisUrl: globals.redisUrl ?? envValue(env, 'CALLCTL_REDIS_URL'),
     requireRedis: globals.requireRedis === true,
+    jobsKept: typeof profile.jobsKept === 'number' && Number.isInteger(profile.jobsKept) && profile.jobsKept > 0 ? profile.jobsKept : undefined,
+    maxPause: globals.maxPause,
   };
 }

@@ -6,26 +6,17 @@
  * default is 0666 minus umask, and an older file may have been made by hand, so the mode is
  * checked and fixed on every write.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { Env } from '../deps.js';
 import { envValue } from '../deps.js';
+import { checkProfile, checkProfileName, isProfileName, type Profile } from './profile.js';
 
-/** What one profile stores. Every field is optional: flags and environment can supply them. */
-export interface Profile {
-  apiKey?: string;
-  baseUrl?: string;
-  country?: string;
-  currency?: string;
-  /** The outcome vocabulary: comma-separated snake_case names. */
-  outcomes?: string;
-  rate?: number;
-  concurrency?: number;
-}
+export type { Profile };
 
-export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency', 'jobsKept'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 interface StoreShape {
@@ -44,7 +35,7 @@ interface ConfLike {
  */
 function configDir(env: Env): string {
   const dir = envValue(env, 'CALLCTL_CONFIG_DIR');
-  if (dir) return dir;
+  if (dir) return resolve(dir);
   const home = homedir();
   if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'callctl');
   if (process.platform === 'win32') return join(envValue(env, 'APPDATA') ?? join(home, 'AppData', 'Roaming'), 'callctl', 'Config');
@@ -55,34 +46,57 @@ function configDir(env: Env): string {
 export class ConfigStore {
   private conf: ConfLike | undefined;
 
+  /**
+   * The keychain service of this config file's keys: `callctl` for the usual place, and the
+   * folder's path beside it for a CALLCTL_CONFIG_DIR — two config folders (and tests, each with
+   * its own) never share, nor overwrite, an entry.
+   */
+  readonly keychainService: string;
+
   private constructor(
     readonly path: string,
     private data: StoreShape,
-  ) {}
+    custom: boolean,
+  ) {
+    this.keychainService = custom ? `callctl:${dirname(path)}` : 'callctl';
+  }
 
   /** Reads the config file (none yet: no profiles); turns raw errors into one-line ones. */
   static async open(env: Env): Promise<ConfigStore> {
     const path = join(configDir(env), 'config.json');
-    return new ConfigStore(path, readStore(path));
+    return new ConfigStore(path, readStore(path), envValue(env, 'CALLCTL_CONFIG_DIR') !== undefined);
   }
 
-  /** All profiles, by name. */
-  profiles(): Record<string, Profile> {
-    const all = this.data.profiles;
-    return all && typeof all === 'object' ? all : {};
+  /** The names of the stored profiles (a name that is not a plain word, written by hand, is left out). */
+  names(): string[] {
+    return Object.keys(this.stored()).filter(isProfileName);
   }
 
-  /** One profile, empty when it does not exist. */
+  /** One profile, checked (profile.ts): empty when it does not exist. */
   profile(name: string): Profile {
-    return this.profiles()[name] ?? {};
+    const all = this.stored();
+    return checkProfile(Object.hasOwn(all, name) ? all[name] : undefined, name, this.path);
+  }
+
+  /** One profile as stored, unchecked: what `config set|unset` and `login` change and write back. */
+  rawProfile(name: string): Profile {
+    const all = this.stored();
+    const raw: unknown = Object.hasOwn(all, name) ? all[name] : undefined;
+    return raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as Profile) } : {};
+  }
+
+  private stored(): Record<string, unknown> {
+    const all: unknown = this.data.profiles;
+    return all !== null && typeof all === 'object' && !Array.isArray(all) ? (all as Record<string, unknown>) : {};
   }
 
   /** Replaces one profile (the whole object), through conf, and makes sure the file is 0600. */
   async writeProfile(name: string, profile: Profile): Promise<void> {
+    checkProfileName(name, 'profile');
     const conf = await this.writer();
     try {
       const stored = conf.get('profiles');
-      const all = { ...(stored && typeof stored === 'object' ? stored : {}) };
+      const all = { ...(stored && typeof stored === 'object' && !Array.isArray(stored) ? stored : {}) };
       const clean = Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined)) as Profile;
       if (Object.keys(clean).length === 0) delete all[name];
       else all[name] = clean;
@@ -164,18 +178,57 @@ function makeFolder(dir: string): void {
   for (const level of missing) mkdirSync(level, { mode: 0o700 });
 }
 
+/** The nearest folder of `path` (itself included) that exists. */
+function nearestFolder(path: string): string {
+  let at = path;
+  for (let depth = 0; depth < 64; depth++) {
+    try {
+      if (statSync(at).isDirectory()) return at;
+    } catch {
+      // not there (or not readable): look one level up
+    }
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  return at;
+}
+
+/** Why `folder` cannot be written, when that is the cause: read-only file system, or permissions. */
+function unwritable(folder: string): string | undefined {
+  try {
+    accessSync(folder, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return `${folder} is on a read-only file system`;
+    if (code === 'EACCES' || code === 'EPERM') return `${folder} is read-only for this user (permission denied)`;
+    return undefined;
+  }
+}
+
+/**
+ * One line naming the real cause: a read-only folder is said to be read-only whatever code the
+ * failed call gave (a missing folder under a read-only one can surface as ENOENT).
+ */
 function configError(err: unknown, where: string): RuntimeError {
   const e = err as NodeJS.ErrnoException;
   if (e?.name === 'SyntaxError') {
     return new RuntimeError('config_corrupt', `${where} is not valid JSON`, 'fix it by hand, or remove it and run callctl login again');
   }
-  if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EROFS') {
-    return new RuntimeError('config_unwritable', `cannot use ${where}: permission denied`, 'set CALLCTL_CONFIG_DIR to a folder you can write');
+  const hint = 'set CALLCTL_CONFIG_DIR to a folder you can write';
+  const code = e?.code;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT') {
+    const folder = nearestFolder(dirname(where));
+    const readOnly = code === 'EROFS' ? `${folder} is on a read-only file system` : unwritable(folder);
+    if (readOnly !== undefined) return new RuntimeError('config_unwritable', `cannot write ${where}: ${readOnly}`, hint);
+    if (code === 'ENOENT') return new RuntimeError('config_bad_dir', `cannot create ${where}: a folder on the way cannot be made`, hint);
+    return new RuntimeError('config_unwritable', `cannot use ${where}: permission denied`, hint);
   }
-  if (e?.code === 'ENOENT') {
-    return new RuntimeError('config_bad_dir', `cannot create ${where}: a folder on the way cannot be made`, 'set CALLCTL_CONFIG_DIR to a folder you can write');
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new RuntimeError('config_unwritable', `cannot write ${where}: no space left on the device`, 'free some space, or set CALLCTL_CONFIG_DIR to another folder');
   }
-  if (e?.code === 'ENOTDIR' || e?.code === 'EEXIST') {
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
     return new RuntimeError('config_bad_dir', `cannot use ${where}: a path on the way is not a folder`, 'set CALLCTL_CONFIG_DIR to a folder');
   }
   return new RuntimeError('config_error', `cannot use ${where}: ${e?.message ?? String(err)}`, 'check CALLCTL_CONFIG_DIR');

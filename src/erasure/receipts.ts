@@ -3,29 +3,61 @@
  * appended (never rewritten) and fsync'd as each is written — the proof an erasure request was
  * honoured. A receipt holds the request's line number, the contact id and the time: never a
  * phone, name or e-mail, for a receipt must not keep the personal data it proves gone. The request
- * file, which the operator keeps apart, is the link from a line to a person.
+ * file, which the operator keeps apart, is the link from a line to a person. Every form of
+ * erasure leaves them: a file's go beside it, a request typed on the command line (or read from
+ * stdin) into the config folder's `erasures/<date>.jsonl` (the UTC date, as the times are).
+ * A file of the operator's own that `--purge-local` cleaned gets a line too: its path, how many
+ * rows went, and when.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import type { Redact } from '../output/files.js';
 
-export type Receipt = { request: number; id: string; erased: true; at: string } | { request: number; found: 0 };
+export type Receipt =
+  | { request: number; id: string; erased: true; at: string }
+  | { request: number; found: 0 }
+  | { cleaned: string; rows: number; at: string };
+
+/**
+ * Where the receipts go: `--receipts`, else beside the request file, else (a typed request, stdin,
+ * or a pipe, whose folder is rarely writable) the config folder's `erasures/`.
+ */
+export function receiptsPathOf(o: { receipts: string | undefined; from: string | undefined; stream: boolean; cwd: string; configPath: string; now: number }): string {
+  if (o.receipts !== undefined) return resolve(o.cwd, o.receipts);
+  if (o.from !== undefined && !o.stream) return resolve(o.cwd, `${o.from}.erasures.jsonl`);
+  return join(dirname(o.configPath), 'erasures', `${new Date(o.now).toISOString().slice(0, 10)}.jsonl`);
+}
 
 export class ReceiptsFile {
   private fd: number | undefined;
   written = 0;
 
-  constructor(readonly path: string) {}
+  /**
+   * `makeFolder`: for the config folder's `erasures/`, created on the first receipt. `redact`: the
+   * logger's masking, which every file callctl writes passes (output/files.ts).
+   */
+  constructor(
+    readonly path: string,
+    private readonly makeFolder = false,
+    private readonly redact: Redact = (t) => t,
+  ) {}
+
+  /** Opens the file for appending: called before the first DELETE, so an unwritable place stops the erasure before it starts. */
+  open(): void {
+    if (this.fd !== undefined) return;
+    try {
+      if (this.makeFolder) mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.fd = openSync(this.path, 'a', 0o600);
+    } catch (err) {
+      throw new RuntimeError('receipts_unwritable', `cannot write the receipts file ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'choose another place with --receipts; nothing was erased');
+    }
+  }
 
   add(receipt: Receipt): void {
-    if (this.fd === undefined) {
-      try {
-        this.fd = openSync(this.path, 'a', 0o600);
-      } catch (err) {
-        throw new RuntimeError('receipts_unwritable', `cannot write the receipts file ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'choose another place with --receipts');
-      }
-    }
-    writeSync(this.fd, `${JSON.stringify(receipt)}\n`);
-    fsyncSync(this.fd);
+    this.open();
+    writeSync(this.fd as number, `${this.redact(JSON.stringify(receipt))}\n`);
+    fsyncSync(this.fd as number);
     this.written += 1;
   }
 

@@ -1,61 +1,94 @@
 /**
- * A file of erasure requests: a bare id or phone a line, or a CSV with an `id` or `phone` column
- * (header names matched as for the import). Requests are few (dozens, thousands), so the file is
- * read whole and every line checked before anything is sent: one bad line is exit 2, nothing sent.
+ * Erasure requests. A file of them: a bare id, phone or e-mail a line, or a CSV with `id`, phone
+ * or e-mail columns (header names matched as for the import: `Mobile Phone`, `Phone 1 - Value`,
+ * `E-mail Address`…). Requests are few (dozens, thousands), so the file is read whole and every line
+ * checked before anything is sent: one bad line is exit 2, nothing sent. A request typed on the
+ * command line is one phone (`--phone`) or e-mail (`--email`).
  *
- * A bare line is a phone when it holds only what a phone is written with (`+`, digits, spaces,
- * `()`, `.`, `-`) and at least six digits; anything else is an id, taken as given.
+ * A bare line is an e-mail when it is written as one, a phone when it holds only what a phone is
+ * written with (`+`, digits, spaces, `()`, `.`, `/`, `-`, an extension, several numbers) and at
+ * least six digits, and anything else an id, taken as given. A CSV row stands for every contact
+ * any of its cells finds — every phone column, every e-mail column, the id: a miss is a breach. A
+ * phone is never refused for being invalid — it is compared by its digits (src/phone/compare.ts) —
+ * only for holding too few digits to identify anyone.
  */
 import { UsageError } from '../errors.js';
-import { normalizeHeader } from '../import/mapping.js';
-import { type EncodingName, openSource } from '../import/source.js';
+import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
+import { type EncodingName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
-import { toE164 } from '../phone/e164.js';
+import { askedKind, phoneOf } from '../contacts/asked.js';
+import { emailKey } from '../contacts/people.js';
+import type { NumberKey } from '../phone/compare.js';
 
-export type ErasureRequest = { line: number; text: string } & ({ kind: 'id'; id: string } | { kind: 'phone'; e164: string });
+export interface ErasureRequest {
+  line: number;
+  /** As typed: shown in the preview, never written to a receipt. */
+  text: string;
+  id?: string;
+  /** The phones given (a CSV row may give several), read by their digits. */
+  numbers?: NumberKey[];
+  /** The e-mails given, compared as `emailKey` writes them. */
+  emails?: string[];
+}
 
-const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
+export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
 const PHONE_HEADERS = new Set(['phone', 'phonenumber', 'mobile', 'mobilephone', 'telephone', 'tel', 'number'].map(normalizeHeader));
 
-/** One request as typed: a phone (read as E.164 with the region) or an id. */
-export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone'): ErasureRequest {
+/** The kind of request a column holds, by its header. */
+function columnKind(header: string): 'id' | 'phone' | 'email' | undefined {
+  const name = normalizeHeader(header);
+  if (ID_HEADERS.has(name)) return 'id';
+  if (PHONE_HEADERS.has(name)) return 'phone';
+  const field = fieldOfHeader(header);
+  return field === 'phone' || field === 'email' ? field : undefined;
+}
+
+/** One request as typed: an e-mail, a phone or an id (`as` forces the kind). */
+export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
   const t = text.trim();
-  const digits = t.replace(/\D/g, '').length;
-  const kind = as ?? (/^[+\d\s().-]+$/.test(t) && digits >= 6 ? 'phone' : 'id');
-  if (kind === 'phone') {
-    const read = toE164(t, region);
-    if (!read.ok) throw new UsageError(`line ${line}: ${read.reason}`, 'fix the line, or give --country for national numbers; nothing was sent');
-    return { line, text: t, kind, e164: read.e164 };
+  const kind = as ?? askedKind(t);
+  if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)] };
+  if (kind === 'email') {
+    if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
+    return { line, text: t, emails: [emailKey(t)] };
   }
   if (t === '.' || t === '..') throw new UsageError(`line ${line}: the id "${t}" cannot be sent as a path segment`, 'nothing was sent');
-  return { line, text: t, kind, id: t };
+  return { line, text: t, id: t };
 }
 
 /** Reads and checks every request of a file (or stdin). */
 export async function readRequests(o: { path: string; stdin: InStream; region: string | undefined; encoding?: EncodingName | undefined }): Promise<ErasureRequest[]> {
   const source = await openSource({ path: o.path, stdin: o.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}) });
   try {
-    const names = source.header.map(normalizeHeader);
-    const idCol = names.findIndex((h) => ID_HEADERS.has(h));
-    const phoneCol = names.findIndex((h) => PHONE_HEADERS.has(h));
+    const kinds = source.header.map(columnKind);
     const requests: ErasureRequest[] = [];
-    if (idCol < 0 && phoneCol < 0) {
+    if (kinds.every((k) => k === undefined)) {
       if (source.header.filter((h) => h.trim() !== '').length > 1) {
-        throw new UsageError(`no id or phone column among: ${source.header.join(', ')}`, 'name a column id or phone, or give one id or phone a line; nothing was sent');
+        throw new UsageError(`no id, phone or e-mail column among: ${source.header.join(', ')}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
-      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, 1, o.region));
+      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region));
       for await (const row of source.rows) {
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();
         if (text !== '') requests.push(requestOf(text, row.line, o.region));
       }
     } else {
       for await (const row of source.rows) {
-        const id = idCol >= 0 ? (row.cells[idCol] ?? '').trim() : '';
-        const phone = phoneCol >= 0 ? (row.cells[phoneCol] ?? '').trim() : '';
-        if (id !== '') requests.push(requestOf(id, row.line, o.region, 'id'));
-        else if (phone !== '') requests.push(requestOf(phone, row.line, o.region, 'phone'));
-        else throw new UsageError(`line ${row.line}: neither an id nor a phone`, 'fill it in or remove the line; nothing was sent');
+        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
+        const given = kinds.flatMap((kind, at) => {
+          const cell = (row.cells[at] ?? '').trim();
+          return kind === undefined || cell === '' ? [] : [requestOf(cell, row.line, o.region, kind)];
+        });
+        if (given.length === 0) throw new UsageError(`line ${row.line}: no id, phone or e-mail`, 'fill it in or remove the line; nothing was sent');
+        const id = given.find((g) => g.id !== undefined)?.id;
+        requests.push({
+          line: row.line,
+          text: given.map((g) => g.text).join(' '),
+          ...(id !== undefined ? { id } : {}),
+          numbers: given.flatMap((g) => g.numbers ?? []),
+          emails: given.flatMap((g) => g.emails ?? []),
+        });
       }
     }
     if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id or phone a line, or a CSV with an id or phone column');

@@ -1,20 +1,39 @@
 /**
- * The one way callctl talks to the API: one undici Agent (keep-alive) for the process, bearer
- * auth, JSON in and out, a per-attempt timeout, every attempt through the limiter, retries by the
- * rules of retry.ts, and one typed error when it gives up.
+ * The one way callctl talks to the API: one undici Agent (keep-alive) for the process — through
+ * the proxy of the environment when one is set (proxy.ts) — bearer auth, JSON in and out, every
+ * attempt through the limiter, retries by the rules of retry.ts, and one typed error when it gives
+ * up. Only the API's answers count (answer.ts): a 2xx that is a page or JSON of another shape is
+ * a fault, and a few in a row stop everything. A one-shot command gives up on a request after
+ * --timeout in all; a bulk job (`forBulkJob`) retries patiently, and its progress tells an outage
+ * (outage.ts). Every wait — a pause, a back-off, a place in the queue — ends on Ctrl-C.
  */
-import type { Agent as UndiciAgent } from 'undici';
+import type { LookupFunction } from 'node:net';
+import type { Dispatcher } from 'undici';
 // undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
-// files are used (BENCHMARKS.md §4, start-up). Types: undici-parts.d.ts.
+// files are used (BENCHMARKS.md §4, start-up), and the proxy agent only when a proxy is set.
+// Types: undici-parts.d.ts.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
-import { ApiError, codeForStatus, InterruptedError, UsageError } from '../errors.js';
+import { ApiError, InterruptedError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
 import { createPace, openMemory, parseRateLimit, parseRetryAfter, type HeaderBag, type Memory, type Pace, type PaceStats, type SharedBudget } from '../pace/index.js';
-import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure } from './retry.js';
+import type { AnswerSeen } from './answer.js';
+import { type AnswerShape, notTheApi, readBody } from './answer.js';
+import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
+import { OutageWatch, type OutageView } from './outage.js';
+import { DEFAULT_MAX_PAUSE_S, PauseWatch } from './pauses.js';
+import { agentOptions } from './agent-options.js';
+import { urlUnder } from './paths.js';
+import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
+import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure, type TransportFailure } from './retry.js';
 import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
+
+export { serverMessage } from './client-errors.js';
+export { DEFAULT_MAX_PAUSE_S } from './pauses.js';
+export { pathOf, segment } from './paths.js';
+export type { AnswerShape } from './answer.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -26,13 +45,16 @@ export interface ApiRequest {
   body?: unknown;
   /** POST only: a repeat cannot duplicate (the body carries an E.164 phone the service matches). */
   safeToRetry?: boolean;
+  /** Aborts the request, on the wire too (a second Ctrl-C). */
   signal?: AbortSignal;
+  /** What a 2xx must be to count as the API's (src/api/shapes.ts); without one, any JSON or nothing. */
+  shape?: AnswerShape;
 }
 
 export interface ApiResponse<T = unknown> {
   status: number;
   headers: HeaderBag;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when empty. */
+  /** Parsed JSON; undefined when empty (a 2xx that is not JSON never returns). */
   body: T;
   /** Attempts made, the successful one included. */
   attempts: number;
@@ -42,44 +64,15 @@ export interface ApiResponse<T = unknown> {
 
 /** Most 429s one request waits through before giving up (a guard against a server that never lets up). */
 const MAX_THROTTLED_WAITS = 200;
-
-/** Encodes one id as a single path segment: `../calls` can never reach another endpoint. */
-export function segment(id: string): string {
-  if (id.trim() === '') throw new UsageError('the id is empty', 'give the id of an existing record');
-  // URLs resolve `.` and `..` (even as %2E%2E) as directory steps: such an id would reach another
-  // endpoint, so it is refused rather than sent.
-  if (id === '.' || id === '..') throw new UsageError(`the id "${id}" cannot be sent as a path segment`, 'give the id of an existing record');
-  return encodeURIComponent(id);
-}
-
-/** Tagged template for paths: every interpolated value is an encoded segment. */
-export function pathOf(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
-  return strings.reduce((out, s, i) => out + s + (i < ids.length ? segment(String(ids[i])) : ''), '');
-}
-
-/** The message a server put in its error body: `error.message`, `message`, or a string `error`. */
-export function serverMessage(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object') return typeof body === 'string' && body.trim() && body.length < 300 ? body.trim() : undefined;
-  const b = body as { error?: unknown; message?: unknown };
-  if (b.error && typeof b.error === 'object' && typeof (b.error as { message?: unknown }).message === 'string') {
-    return (b.error as { message: string }).message;
-  }
-  if (typeof b.message === 'string') return b.message;
-  if (typeof b.error === 'string') return b.error;
-  return undefined;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
+/** Answers in a row that are not the API's after which nothing more is tried: whatever is in the way answers all alike. */
+export const NOT_API_LIMIT = 3;
 
 export interface ClientOptions {
   baseUrl: URL;
   apiKey: string;
   concurrency: number;
   rate: number | undefined;
+  /** Per attempt; for a one-shot command, per request with its retries. */
   timeoutMs: number;
   log: Logger;
   now: () => number;
@@ -89,110 +82,231 @@ export interface ClientOptions {
   shared?: SharedBudget | undefined;
   /** The limit remembered between runs (src/pace/memory.ts). */
   memory?: Memory | undefined;
+  /** --max-pause in ms: a 429 pause (or 429s without end) longer than this stops the command. */
+  maxPauseMs?: number;
+  /** The dispatcher to send through (the proxy agent); else an Agent of the client's own. */
+  dispatcher?: Dispatcher;
+  /** The proxy the dispatcher goes through, for messages. */
+  proxy?: ProxyChoice | undefined;
+  /** Resolves host names for the client's own Agent (tests: no DNS query leaves the machine). */
+  lookup?: LookupFunction;
 }
 
 export class ApiClient {
-  private readonly agent: UndiciAgent;
+  private readonly agent: Dispatcher;
   private readonly limiter: Pace;
-  private readonly basePath: string;
   private readonly random: () => number;
+  private readonly pauses: PauseWatch;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
+  /** Told of every attempt's answer, 429s included, and of every failed attempt (a job's timeline). */
+  private readonly observers = new Set<(a: AnswerSeen) => void>();
   private lastNotice = { line: '', at: 0 };
+  /** A bulk job: patient retries, told by its progress line rather than a line per retry. */
+  private bulk = false;
+  /** Answers in a row that were not the API's. */
+  private notApiStreak = 0;
+  /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
+  private readonly stopper = new AbortController();
+  private readonly health = new OutageWatch();
 
   constructor(private readonly opts: ClientOptions) {
-    this.agent = new Agent({
-      connections: opts.concurrency,
-      keepAliveTimeout: 10_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
-    });
+    this.agent = opts.dispatcher ?? new Agent(agentOptions(opts));
+    this.pauses = new PauseWatch({ log: opts.log, now: opts.now, maxPauseMs: opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_S * 1000, bulk: () => this.bulk, halt: (err) => this.halt(err) });
     this.limiter = createPace({
       concurrency: opts.concurrency,
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => opts.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`),
+      onPause: (ms) => this.pauses.paused(ms),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
       onSharedLead: () => opts.log.debug('· this process leads the shared rate limit on Redis'),
       memory: opts.memory,
     });
-    this.basePath = opts.baseUrl.pathname.replace(/\/+$/, '');
     this.random = opts.random ?? Math.random;
+  }
+
+  /** Turns this client into a bulk job's: patient retries (no one-shot deadline), an outage told by the progress line. */
+  forBulkJob(): void {
+    this.bulk = true;
+  }
+
+  /** Ends every wait now and every later one at once (Ctrl-C): requests on the wire still finish. */
+  stopWaiting(): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(new InterruptedError());
+  }
+
+  /** The outage under way, if any, for a progress line. */
+  outage(): OutageView {
+    return this.health.view(this.opts.now());
   }
 
   /** Sends one request (with retries) and returns the 2xx answer, or throws ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
-    const url = this.urlFor(req);
+    const url = urlUnder(this.opts.baseUrl, req.path, req.query);
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const safePost = req.method === 'POST' && req.safeToRetry === true;
+    // A one-shot command gives up on a request once its attempts and back-offs have taken
+    // --timeout in all (docs/network.md); the time a 429 pause or the pace holds it is not counted.
+    let budget = this.bulk ? Infinity : this.opts.timeoutMs;
+    let timeout = this.opts.timeoutMs;
+    const waits = req.signal ? AbortSignal.any([req.signal, this.stopper.signal]) : this.stopper.signal;
     let attempt = 1;
     let throttledWaits = 0;
     let ambiguousBefore = false;
+    /** A failed attempt: waits its back-off and goes on, or returns false when no retry is left. */
+    const retried = async (reason: string, ambiguous: boolean, most = MAX_ATTEMPTS): Promise<boolean> => {
+      const wait = backoffMs(attempt, this.random);
+      const now = this.opts.now();
+      this.health.failed(now, reason);
+      if (attempt >= most || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
+        this.opts.log.debug(`× ${req.method} ${url.pathname}: ${reason}`);
+        return false;
+      }
+      this.retryNotice(req, reason, attempt + 1, most);
+      const left = this.health.retrying(now + wait);
+      try {
+        await this.wait(wait, req, waits);
+      } finally {
+        left();
+      }
+      budget -= this.opts.now() - now;
+      attempt += 1;
+      return true;
+    };
 
     for (;;) {
-      if (req.signal?.aborted) throw new InterruptedError();
+      this.checkStopped(req);
       let answer: Attempt;
+      let sentAt: number | undefined;
+      // A one-shot command's last attempt has what is left of its budget.
+      timeout = Math.max(1, Math.min(this.opts.timeoutMs, budget));
+      const spent = () => (sentAt === undefined ? 0 : this.opts.now() - sentAt);
       try {
-        answer = await this.limiter.run(() => this.attempt(req, url, payload));
+        answer = await this.limited(() => {
+          sentAt = this.opts.now();
+          return this.attempt(req, url, payload, timeout);
+        }, waits);
+        budget -= spent();
       } catch (err) {
-        if (req.signal?.aborted) throw new InterruptedError();
+        budget -= spent();
+        this.checkStopped(req);
         const failure = transportFailure(err);
         if (!failure) throw err;
+        this.tell({ at: this.opts.now(), status: undefined });
         ambiguousBefore ||= failure.ambiguous;
-        // Nothing listening on this machine (a wrong port, the sandbox not started) will not
-        // change in the 11 s of back-off: say so at once. Once the server has answered, a refusal
-        // is an outage (a restart) and is waited out like any other.
-        if (failure.reason === 'connection refused' && !this.answered && isLoopbackHost(this.opts.baseUrl.hostname)) {
-          throw new ApiError('network', `cannot reach ${this.opts.baseUrl.host}: connection refused (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts: attempt }, 'nothing listens on that port of this machine: check --base-url or CALLCTL_BASE_URL, and that the server (callctl sandbox?) is running');
-        }
-        const retry = attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, failure.ambiguous);
-        if (retry) this.retryNotice(req, failure.reason, attempt + 1);
-        else this.opts.log.debug(`× ${req.method} ${url.pathname}: ${failure.reason}`);
-        if (retry) {
-          await this.wait(backoffMs(attempt, this.random), req.signal);
-          attempt += 1;
-          continue;
-        }
-        throw this.transportError(req, failure.code, failure.reason, attempt, failure.ambiguous && !mayRetry(req.method, safePost, true));
+        const final = this.cannotHeal(failure);
+        if (!final && (await retried(failure.reason, failure.ambiguous))) continue;
+        throw transportError(req, failure, {
+          host: this.opts.baseUrl.host,
+          timeoutMs: timeout,
+          attempts: attempt,
+          notRetried: failure.ambiguous && !mayRetry(req.method, safePost, true),
+          final,
+          proxy: this.opts.proxy?.shown,
+        });
       }
 
       if (answer.status === 429) {
         // The limiter has paused everyone; this request simply queues again. Never a failure.
+        this.pauses.throttled();
         throttledWaits += 1;
-        if (throttledWaits > MAX_THROTTLED_WAITS) throw this.statusError(req, answer, attempt);
+        if (throttledWaits > MAX_THROTTLED_WAITS) throw statusError(req, answer, { attempts: attempt, maxWaits: MAX_THROTTLED_WAITS });
         continue;
+      }
+      this.pauses.answered();
+      if (answer.notApi !== undefined) {
+        // Not the API's answer (a page, text, JSON of another shape): a fault of this attempt.
+        this.notApiStreak += 1;
+        ambiguousBefore = true;
+        const final = this.notApiStreak >= NOT_API_LIMIT;
+        if (!final && (await retried('an answer that is not the API\'s', true, NOT_API_LIMIT))) continue;
+        throw notApiError(req, answer, answer.notApi, { attempts: attempt, final });
       }
       if (answer.status >= 500) {
         ambiguousBefore = true;
-        if (attempt < MAX_ATTEMPTS && mayRetry(req.method, safePost, true)) {
-          this.retryNotice(req, `server error ${answer.status}`, attempt + 1);
-          await this.wait(backoffMs(attempt, this.random), req.signal);
-          attempt += 1;
-          continue;
-        }
-        throw this.statusError(req, answer, attempt);
+        if (await retried(`server error ${answer.status}`, true)) continue;
+        throw statusError(req, answer, { attempts: attempt, maxWaits: MAX_THROTTLED_WAITS });
       }
+      this.notApiStreak = 0;
+      this.health.answered(this.opts.now());
       if (answer.status >= 200 && answer.status < 300) {
         return { status: answer.status, headers: answer.headers, body: answer.body as T, attempts: attempt, ambiguousBefore };
       }
-      throw this.statusError(req, answer, attempt, ambiguousBefore);
+      throw statusError(req, answer, { attempts: attempt, ambiguousBefore, maxWaits: MAX_THROTTLED_WAITS });
     }
   }
 
   /**
-   * "retrying (2/6)…" on stderr before each repeat, so a slow failure is never silent (hidden by
-   * -q). Many rows of an import retrying alike would repeat one line: the same line is printed at
-   * most once a second (--verbose still logs every attempt).
+   * Whether a failure cannot heal (docs/network.md): a refused certificate or proxy tunnel always; a
+   * name that does not resolve, or a connection refused on this machine, until the server has
+   * answered once — after that, it is an outage (a restart, a flaky resolver) and is waited out.
    */
-  private retryNotice(req: ApiRequest, reason: string, next: number): void {
-    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${MAX_ATTEMPTS})…`;
+  private cannotHeal(f: TransportFailure): boolean {
+    if (f.kind === 'tls' || f.kind === 'proxy') return true;
+    if (this.answered) return false;
+    if (f.kind === 'host_not_found') return true;
+    const host = this.opts.proxy ? new URL(this.opts.proxy.url).hostname : this.opts.baseUrl.hostname;
+    return f.kind === 'refused' && isLoopbackHost(host);
+  }
+
+  /** Throws what stopped the client (Ctrl-C, a pause too long), or InterruptedError when this request was aborted. */
+  private checkStopped(req: ApiRequest): void {
+    if (req.signal?.aborted) throw new InterruptedError();
+    if (this.stopper.signal.aborted) throw this.stopper.signal.reason;
+  }
+
+  /**
+   * Runs an attempt through the limiter. While it waits there (the queue, a pause, the pace), an
+   * abort of `waits` ends it at once; once sent, it finishes (a second Ctrl-C aborts the request).
+   */
+  private limited(send: () => Promise<Attempt>, waits: AbortSignal): Promise<Attempt> {
+    let sending = false;
+    const run = this.limiter.run(() => {
+      sending = true;
+      return send();
+    }, waits);
+    run.catch(() => undefined);
+    return new Promise<Attempt>((resolve, reject) => {
+      const onAbort = () => {
+        if (!sending) reject(waits.reason);
+      };
+      if (waits.aborted) return onAbort();
+      waits.addEventListener('abort', onAbort, { once: true });
+      run.then(
+        (v) => (waits.removeEventListener('abort', onAbort), resolve(v)),
+        (e: unknown) => (waits.removeEventListener('abort', onAbort), reject(e)),
+      );
+    });
+  }
+
+  /** Stops the client: every wait ends with `err`, and so does every later request. */
+  private halt(err: Error): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(err);
+  }
+
+  /**
+   * "retrying (2/6)…" on stderr before each repeat of a one-shot command, so a slow failure is
+   * never silent (hidden by -q); the same line at most once a second. A bulk job tells an outage in
+   * its progress line instead (outage.ts): each retry only under --verbose.
+   */
+  private retryNotice(req: ApiRequest, reason: string, next: number, most: number): void {
+    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${most})…`;
     const now = this.opts.now();
-    if (line === this.lastNotice.line && now - this.lastNotice.at < 1_000) return this.opts.log.debug(line);
+    if (this.bulk || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
     this.lastNotice = { line, at: now };
     this.opts.log.info(line);
+  }
+
+  /** Tells `fn` the status and time of every attempt's answer (or failure); returns the way to stop. */
+  observe(fn: (a: AnswerSeen) => void): () => void {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
+  private tell(a: AnswerSeen): void {
+    for (const fn of this.observers) fn(a);
   }
 
   /** Requests sent, 429s met, the current pace and the limit known — for summaries and progress. */
@@ -201,30 +315,23 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
+    // A wait still under way (a pause) must not hold the process open.
+    this.halt(new InterruptedError('closed'));
     await this.limiter.close();
     await this.agent.close().catch(() => undefined);
   }
 
   /** Back-off between attempts; Ctrl-C during it ends the request as interrupted, not as a failure. */
-  private async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  private async wait(ms: number, req: ApiRequest, waits: AbortSignal): Promise<void> {
     try {
-      await this.opts.sleep(ms, signal);
+      await this.opts.sleep(ms, waits);
     } catch (err) {
-      if (signal?.aborted) throw new InterruptedError();
+      if (waits.aborted) this.checkStopped(req);
       throw err;
     }
   }
 
-  private urlFor(req: ApiRequest): URL {
-    const url = new URL(this.opts.baseUrl.href);
-    const [pathPart, queryPart] = req.path.split('?', 2) as [string, string | undefined];
-    url.pathname = this.basePath + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
-    if (queryPart) url.search = queryPart;
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    return url;
-  }
-
-  private async attempt(req: ApiRequest, url: URL, payload: string | undefined): Promise<Attempt> {
+  private async attempt(req: ApiRequest, url: URL, payload: string | undefined, timeout: number): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
     const res = await request.call(this.agent, {
@@ -238,55 +345,28 @@ export class ApiClient {
         ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
       },
       ...(payload !== undefined ? { body: payload } : {}),
-      headersTimeout: this.opts.timeoutMs,
-      bodyTimeout: this.opts.timeoutMs,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
       ...(req.signal ? { signal: req.signal } : {}),
     });
     const text = await res.body.text();
     this.answered = true;
     const now = this.opts.now();
     const headers = res.headers as HeaderBag;
+    const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
+    const read = readBody(text);
     this.opts.log.debug(`← ${res.statusCode} ${req.method} ${url.pathname} (${now - started} ms)`);
+    const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
+    this.tell({ at: now, status: res.statusCode, retryAfterMs });
     return {
       status: res.statusCode,
       headers,
-      body: parseBody(text),
+      body: read.body,
+      contentType,
+      notApi: notTheApi(res.statusCode, contentType, text, read, req.shape),
       rateLimit: parseRateLimit(headers, now),
-      retryAfterMs: parseRetryAfter(headers['retry-after'], now),
+      retryAfterMs,
     };
-  }
-
-  private statusError(req: ApiRequest, answer: Attempt, attempts: number, ambiguousBefore = false): ApiError {
-    const status = answer.status;
-    const message = serverMessage(answer.body) ?? `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
-    const where = `${req.method} ${req.path.split('?')[0]}`;
-    const details = { method: req.method, path: req.path, status, serverMessage: serverMessage(answer.body), body: answer.body, attempts };
-    const code = codeForStatus(status);
-    switch (code) {
-      case 'unauthorized':
-        return new ApiError(code, `the API refused the key (401): ${message}`, details, 'check the key: CALLCTL_API_KEY or callctl login');
-      case 'forbidden':
-        return new ApiError(code, `the key is not allowed to do this (403): ${message}`, details, 'use a key with the scope named above');
-      case 'not_found': {
-        const hint = ambiguousBefore ? 'an earlier attempt may already have done it' : 'check the id';
-        return new ApiError(code, `not found (404) on ${where}: ${message}`, details, hint);
-      }
-      case 'rate_limited':
-        return new ApiError(code, `still rate limited after ${MAX_THROTTLED_WAITS} waits on ${where}`, details, 'lower --rate or try again later');
-      case 'server_error':
-        return new ApiError(code, `server error (${status}) on ${where}: ${message}`, details, `tried ${attempts} time${attempts === 1 ? '' : 's'}; try again later`);
-      default:
-        return new ApiError(code, `rejected by the server (${status}) on ${where}: ${message}`, details, 'fix the value named above');
-    }
-  }
-
-  private transportError(req: ApiRequest, code: 'network' | 'timeout', reason: string, attempts: number, notRetried: boolean): ApiError {
-    const host = this.opts.baseUrl.host;
-    const what = code === 'timeout' ? `no answer from ${host} within ${this.opts.timeoutMs} ms` : `cannot reach ${host}: ${reason}`;
-    const hint = notRetried
-      ? 'not retried: the request may have been applied, and repeating it could duplicate it'
-      : `tried ${attempts} time${attempts === 1 ? '' : 's'}; check the network and --base-url`;
-    return new ApiError(code, `${what} (${req.method} ${req.path.split('?')[0]})`, { method: req.method, path: req.path, attempts }, hint);
   }
 }
 
@@ -294,17 +374,11 @@ interface Attempt {
   status: number;
   headers: HeaderBag;
   body: unknown;
+  contentType: string | undefined;
+  /** Why the answer is not the API's; undefined when it is. */
+  notApi: string | undefined;
   rateLimit: ReturnType<typeof parseRateLimit>;
   retryAfterMs: number | undefined;
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Builds the client of a command: checks the key and base URL before anything is sent. */
@@ -319,6 +393,13 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
     shared = await connectShared({ redisUrl: settings.redisUrl, id: sharedLimiterId(baseUrl.href, apiKey), log, required: settings.requireRedis });
   }
   const memory = input.configDir === undefined ? undefined : openMemory({ dir: input.configDir, baseUrl: baseUrl.href, apiKey, warn: (l) => log.warn(l), debug: (l) => log.debug(l) });
+  const proxy = proxyFor(baseUrl, deps.env);
+  let dispatcher: Dispatcher | undefined;
+  if (proxy) {
+    const { proxyAgent } = await import('./proxy-agent.js');
+    dispatcher = await proxyAgent(proxyEnv(deps.env), agentOptions({ concurrency: settings.concurrency, timeoutMs: settings.timeoutMs }));
+    log.debug(`· proxy ${proxy.shown} (${proxy.variable}) for ${baseUrl.host}`);
+  }
   return new ApiClient({
     shared,
     memory,
@@ -327,8 +408,10 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
     concurrency: settings.concurrency,
     rate: settings.rate,
     timeoutMs: settings.timeoutMs,
+    maxPauseMs: (settings.maxPause ?? DEFAULT_MAX_PAUSE_S) * 1000,
     log,
     now: deps.now,
     sleep: deps.sleep,
+    ...(dispatcher ? { dispatcher, proxy } : {}),
   });
 }

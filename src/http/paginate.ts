@@ -2,9 +2,12 @@
  * The one way to page through a list. The API documents `page`, `limit` and a `data` list, and
  * says nothing of the envelope's other fields, so paging stops at whichever comes first: an empty
  * page, a page shorter than the limit, or an envelope — under any of the usual names — saying
- * there is no more.
+ * there is no more. A page that is not a list is not the API's answer (the client retries it as a
+ * fault), and a list that never ends — more pages than its own total, a page sent again while the
+ * envelope says there is more, or MAX_PAGES — stops with an error, never as if it were complete.
  */
-import { ApiError } from '../errors.js';
+import { ApiError, RuntimeError } from '../errors.js';
+import type { AnswerShape } from './answer.js';
 import type { ApiClient } from './client.js';
 
 export interface PageQuery {
@@ -18,12 +21,24 @@ export interface PageQuery {
   /** Extra query parameters. */
   query?: Record<string, string | number | undefined>;
   signal?: AbortSignal;
+  /** Most pages read before the list is taken to be endless (default MAX_PAGES). */
+  maxPages?: number;
+  /** What a page must be to count as the API's (default LIST_PAGE: any list). */
+  shape?: AnswerShape;
 }
 
 export const DEFAULT_LIMIT = 50;
+/**
+ * Most pages of one list: two million contacts at 100 a page. A list past it is taken to be
+ * endless (a service whose `hasMore` never turns false) and reading stops with an error.
+ */
+export const MAX_PAGES = 20_000;
 
-/** The items of a list answer: the body itself when it is an array, else its `data` (or the one array it holds). */
-export function itemsOf(body: unknown): unknown[] {
+/**
+ * The items of a list answer: the body itself when it is an array, else its `data` (or the one
+ * array it holds); undefined when it is no list at all (`{}`, an error, a page of HTML).
+ */
+export function listItems(body: unknown): unknown[] | undefined {
   if (Array.isArray(body)) return body;
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
@@ -31,8 +46,16 @@ export function itemsOf(body: unknown): unknown[] {
     const arrays = Object.values(b).filter(Array.isArray);
     if (arrays.length === 1) return arrays[0] as unknown[];
   }
-  return [];
+  return undefined;
 }
+
+/** The items of a list answer, or none. */
+export function itemsOf(body: unknown): unknown[] {
+  return listItems(body) ?? [];
+}
+
+/** GET of a list: an envelope with a `data` list (docs/api.md), or the forms paging tolerates. */
+export const LIST_PAGE: AnswerShape = { what: 'a list (an envelope with a data array)', names: 'collection', accepts: (b) => listItems(b) !== undefined };
 
 function num(v: unknown): number | undefined {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -43,6 +66,8 @@ function num(v: unknown): number | undefined {
 export interface Envelope {
   limit?: number;
   more?: boolean;
+  /** Items in the whole list, when the envelope says. */
+  total?: number;
 }
 
 /** Reads the envelope of page `page`: `pagination`, `meta`, `page_info` or the top level. */
@@ -69,8 +94,9 @@ export function envelopeOf(body: unknown, page: number): Envelope {
         if (key in c && c[key] === null) env.more = false;
       }
     }
+    const total = num(c.total ?? c.totalCount ?? c.total_count);
+    if (env.total === undefined && total !== undefined && total >= 0) env.total = total;
     if (env.more === undefined) {
-      const total = num(c.total ?? c.totalCount ?? c.total_count);
       const limitKnown = limit ?? env.limit;
       const current = num(c.page ?? c.currentPage ?? c.current_page) ?? page;
       if (total !== undefined && limitKnown !== undefined) env.more = current * limitKnown < total;
@@ -85,25 +111,44 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
   let page = q.page ?? 1;
   let left = q.max ?? Infinity;
   let previousFirst: string | undefined;
+  let previousMore: boolean | undefined;
+  let read = 0;
+  const maxPages = q.maxPages ?? MAX_PAGES;
 
-  while (left > 0) {
-    const res = await client.request({ method: 'GET', path: q.path, query: { ...q.query, page, limit }, ...(q.signal ? { signal: q.signal } : {}) });
+  for (let pagesRead = 0; left > 0; pagesRead++) {
+    if (pagesRead >= maxPages) throw endless(q.path, `after ${maxPages.toLocaleString('en-US')} pages (${read.toLocaleString('en-US')} items) it still says there is more`);
+    const res = await client.request({ method: 'GET', path: q.path, query: { ...q.query, page, limit }, shape: q.shape ?? LIST_PAGE, ...(q.signal ? { signal: q.signal } : {}) });
     const items = itemsOf(res.body);
     if (items.length === 0) return;
-    // A server that ignores `page` would hand the same page back forever.
+    // A server that ignores `page` would hand the same page back forever: without an envelope that
+    // is the end of what it has; one that said there was more is a list without end.
     const first = JSON.stringify(items[0]);
-    if (first === previousFirst) return;
+    if (first === previousFirst) {
+      if (previousMore === true) throw endless(q.path, `page ${page} is page ${page - 1} again, and the service said there was more`);
+      return;
+    }
     previousFirst = first;
+    read += items.length;
 
     const taken = items.length > left ? items.slice(0, left) : items;
     left -= taken.length;
     yield taken;
 
     const env = envelopeOf(res.body, page);
+    previousMore = env.more;
     if (env.more === false) return;
     if (items.length < (env.limit ?? limit)) return;
+    if (env.total !== undefined && read >= env.total) {
+      if (env.more === true) throw endless(q.path, `${read.toLocaleString('en-US')} items read of the ${env.total.toLocaleString('en-US')} it counts, and it still says there is more`);
+      return;
+    }
     page += 1;
   }
+}
+
+/** A list that does not end: reading stops, and says so — never as if the list were complete. */
+function endless(path: string, why: string): RuntimeError {
+  return new RuntimeError('endless_list', `stopped reading ${path}: ${why}`, 'the list looks endless, so the rest was not read: try --max N, or ask the service about its paging');
 }
 
 /** Largest page tried when reading a whole list; the API does not say its maximum. */
@@ -113,20 +158,16 @@ const LARGE_PAGE = 100;
  * Every item of a list, in pages as large as the service takes: 100 a page, or the API's default
  * of 50 when it refuses 100 (422 on the first page) — the maximum `limit` is not documented.
  */
-export async function* allItems(client: ApiClient, path: string, signal?: AbortSignal): AsyncGenerator<unknown[]> {
-  let limit = LARGE_PAGE;
+export async function* allItems(client: ApiClient, path: string, o: { signal?: AbortSignal | undefined; shape?: AnswerShape } = {}): AsyncGenerator<unknown[]> {
+  const q = { path, ...(o.signal ? { signal: o.signal } : {}), ...(o.shape ? { shape: o.shape } : {}) };
+  let read = false;
   try {
-    const first = await client.request({ method: 'GET', path, query: { page: 1, limit }, ...(signal ? { signal } : {}) });
-    const items = itemsOf(first.body);
-    if (items.length === 0) return;
-    yield items;
-    const env = envelopeOf(first.body, 1);
-    if (env.more === false || items.length < (env.limit ?? limit)) return;
+    for await (const items of pages(client, { ...q, limit: LARGE_PAGE })) {
+      read = true;
+      yield items;
+    }
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 422) throw err;
-    limit = DEFAULT_LIMIT;
-    yield* pages(client, { path, limit, ...(signal ? { signal } : {}) });
-    return;
+    if (read || !(err instanceof ApiError) || err.status !== 422) throw err;
+    yield* pages(client, { ...q, limit: DEFAULT_LIMIT });
   }
-  yield* pages(client, { path, limit, page: 2, ...(signal ? { signal } : {}) });
 }

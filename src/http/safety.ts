@@ -68,7 +68,7 @@ export function checkBaseUrl(raw: string | undefined): URL {
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith('/api/v1')) {
-    throw new UsageError(`base URL must end in /api/v1: ${url.origin}${url.pathname}`, `try ${url.origin}${path}/api/v1`, 'bad_base_url');
+    throw new UsageError(`base URL must end in /api/v1: ${url.origin}${url.pathname}`, `try ${url.origin}${v1Path(path)}`, 'bad_base_url');
   }
   url.pathname = path;
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
@@ -79,4 +79,18 @@ export function checkBaseUrl(raw: string | undefined): URL {
     );
   }
   return url;
+}
+
+/**
+ * The /api/v1 path an operator most likely meant: another version's (`/api/v2`, `/v2`, `/api/v1.1`)
+ * becomes /api/v1, an endpoint's URL is cut at /api/v1, `/api` gains `/v1`, anything else gains
+ * `/api/v1`.
+ */
+function v1Path(path: string): string {
+  const endpoint = /^(.*?\/api\/v1)\//i.exec(path);
+  if (endpoint) return endpoint[1] as string;
+  const version = /^(.*?)(\/api)?\/v\d[\w.-]*$/i.exec(path);
+  if (version) return `${version[1]}/api/v1`;
+  if (/\/api$/i.test(path)) return `${path}/v1`;
+  return `${path}/api/v1`;
 }

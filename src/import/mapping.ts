@@ -1,74 +1,25 @@
 /**
- * Column names to contact fields. Names are compared with case, spaces, `_`, `-` and dots ignored,
- * against the API's own names and the headers of the exports operators really have: Google
- * Contacts, Outlook, HubSpot / Salesforce-style CRMs, Excel lead sheets. Several columns may hold
- * a phone: mobile ones are preferred, then the first non-empty. `--map` overrides all of it.
+ * Column names to contact fields, for the import: each header read by the names of real exports
+ * (src/source/headers.ts). Several columns may hold a phone: mobile ones are preferred, then the
+ * first non-empty. `--map` overrides all of it.
  */
 import { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
 import { UsageError } from '../errors.js';
+import { fieldOfHeader, type HeaderTarget, normalizeHeader } from '../source/headers.js';
 
 export const FIELDS = CONTACT_FIELDS;
 export type Field = ContactField;
-/** `fullName` is split into first and last name when those have no column of their own. */
-export type Target = Field | 'fullName';
+/** What a column maps to (src/source/headers.ts, HeaderTarget). */
+export type Target = HeaderTarget;
 
-export function normalizeHeader(h: string): string {
-  return h.toLowerCase().replace(/[\s_\-.:/()]+/g, '');
-}
-
-/**
- * Aliases by field. Besides generic names, the headers of real exports, looked up (not guessed)
- * in each product's documentation or in export files and scripts published with it:
- * - Google Contacts ("Google CSV"): First Name, Last Name, E-mail 1 - Value, Phone 1 - Value,
- *   Labels, Notes, Address N - Street/City/Region/Postal Code/Formatted; the older format's Given
- *   Name, Family Name, Group Membership.
- * - Outlook: E-mail Address, E-mail 2 Address, Mobile Phone, Business Phone, Home Phone, Primary
- *   Phone, Other Phone, Categories, Notes, Business/Home/Other Street/City/State/Postal Code.
- * - Apple Contacts' CSV import/export labels: first, last, note, phone (home|work|mobile),
- *   email (home|work), address (home|work) street/city/state/zip.
- * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, Street
- *   Address, City, State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
- * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
- *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
- *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
- * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
- *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
- * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note.
- * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
- *   (Close's lead_name is the company, so it is not taken for the person's name).
- * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.
- */
-const ALIASES: Record<Target, string[]> = {
-  firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
-  lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
-  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact'],
-  email: [
-    'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',
-    'personalemail', 'mail', 'secondaryemail', 'personemail', 'contactemail', 'emailhome', 'emailwork', 'emailother',
-  ],
-  phone: [
-    'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile',
-    'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno',
-    'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
-    'personphone', 'contactphone', 'phonehome', 'phonework', 'phonemain', 'phoneother',
-  ],
-  address: ['address', 'street', 'streetaddress', 'addressline1', 'address1', 'adresse', 'direccion', 'dirección', 'strasse', 'straße'],
-  city: ['city', 'town', 'ville', 'stadt', 'ort', 'ciudad', 'locality'],
-  state: ['state', 'region', 'province', 'county', 'stateprovince', 'stateregion'],
-  zipCode: ['zipcode', 'zip', 'postalcode', 'codepostal', 'cp', 'postcode', 'zippostalcode', 'plz'],
-  tags: ['tags', 'tag', 'labels', 'label', 'groupmembership', 'categories', 'category', 'segments', 'personlabel'],
-  status: ['status', 'leadstatus', 'contactstatus', 'lifecyclestage', 'stage', 'statuslabel'],
-  notes: ['notes', 'note', 'comments', 'comment', 'description', 'remarks', 'personnote'],
-};
+/** The part names of a block's country column: Google's `Address 1 - Country`, Outlook's `Business Country/Region`, `Mailing Country`. */
+const BLOCK_COUNTRY = new Set(['country', 'countryregion', 'countryorregion', 'countryname']);
 
 /** Name columns that give way to a later, plainer one (Copper's Lead Name is the person, Close's is the company). */
 const WEAK_NAME = new Set(['leadname']);
 
 /** Phone columns whose name says mobile: preferred when a row has several phones. */
 const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
-
-const LOOKUP = new Map<string, Target>();
-for (const [target, names] of Object.entries(ALIASES) as Array<[Target, string[]]>) for (const n of names) LOOKUP.set(normalizeHeader(n), target);
 
 /** The address fields, which come from one block of columns at a time. */
 export type AddressField = 'address' | 'city' | 'state' | 'zipCode';
@@ -99,7 +50,7 @@ export interface AddressBlock {
 
 export interface Mapping {
   /** Column index → field, for every mapped column except phones and address columns. */
-  columns: Array<{ index: number; target: Exclude<Target, 'phone' | AddressField> }>;
+  columns: Array<{ index: number; target: Exclude<Target, 'phone' | 'country' | AddressField> }>;
   /**
    * Address blocks in the order their first column appears; the first with a non-empty cell gives
    * street, city, region and postcode together (never a city of one block with the street of another).
@@ -108,6 +59,13 @@ export interface Mapping {
   addresses: AddressBlock[];
   /** Phone columns in order of preference. */
   phones: number[];
+  /** Phone columns of an address block's owner (Outlook's `Business Phone` → business): index → block. */
+  phoneBlocks: Map<number, string>;
+  /**
+   * Country columns, in column order: a plain `Country` (block ''), or an address block's (Google's
+   * `Address 1 - Country` → address1, Outlook's `Business Country/Region` → business).
+   */
+  countries: Array<{ index: number; block: string; name: string }>;
   /** Headers that map to nothing, reported once. */
   unknown: string[];
   /** Human description: `Header → field`. */
@@ -117,7 +75,7 @@ export interface Mapping {
 /** Parses `--map "Header=field"` (field `-` or `ignore` drops the column). */
 export function parseMaps(maps: string[]): Map<string, Target | null> {
   const out = new Map<string, Target | null>();
-  const byNorm = new Map<string, Target>([...FIELDS, 'fullName'].map((f) => [normalizeHeader(f), f as Target]));
+  const byNorm = new Map<string, Target>([...FIELDS, 'fullName', 'country'].map((f) => [normalizeHeader(f), f as Target]));
   for (const m of maps) {
     const eq = m.lastIndexOf('=');
     if (eq <= 0) throw new UsageError(`--map "${m}" is not Header=field`, `e.g. --map "Cell=phone"; fields: ${FIELDS.join(', ')}`);
@@ -128,14 +86,14 @@ export function parseMaps(maps: string[]): Map<string, Target | null> {
       continue;
     }
     const target = byNorm.get(normalizeHeader(field));
-    if (!target) throw new UsageError(`--map "${m}": "${field}" is not a contact field`, `fields: ${FIELDS.join(', ')} (or - to ignore the column)`);
+    if (!target) throw new UsageError(`--map "${m}": "${field}" is not a contact field`, `fields: ${FIELDS.join(', ')}; country for the row's region (or - to ignore the column)`);
     out.set(normalizeHeader(header), target);
   }
   return out;
 }
 
 export function buildMapping(header: string[], maps: Map<string, Target | null>): Mapping {
-  const mapping: Mapping = { columns: [], addresses: [], phones: [], unknown: [], describe: [] };
+  const mapping: Mapping = { columns: [], addresses: [], phones: [], phoneBlocks: new Map(), countries: [], unknown: [], describe: [] };
   const blocks = new Map<string, AddressBlock & { taken: Set<BlockPart> }>();
   // Headers repeated in one block (two `Home Street` columns) are reported, not merged.
   const addToBlock = (blockName: string, name: string, index: number, part: BlockPart) => {
@@ -162,15 +120,28 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
     seen.add(norm);
     const override = maps.get(norm);
     if (override === undefined) {
+      const prefixed = BLOCK_PREFIX.exec(norm);
+      if (prefixed && BLOCK_COUNTRY.has(prefixed[2] as string)) {
+        mapping.countries.push({ index, block: prefixed[1] as string, name });
+        mapping.describe.push(`${name} → country`);
+        return;
+      }
       const block = blockPart(norm);
       if (block) return addToBlock(block.prefix, name, index, block.part);
     }
-    const target = override !== undefined ? override : LOOKUP.get(norm);
+    const target = override !== undefined ? override : fieldOfHeader(norm);
     if (target === null) return;
     if (target !== undefined && ADDRESS_FIELDS.has(target)) return addToBlock('', name, index, target as AddressField);
     if (target === undefined) return void mapping.unknown.push(name);
+    if (target === 'country') {
+      mapping.countries.push({ index, block: '', name });
+      mapping.describe.push(`${name} → country`);
+      return;
+    }
     if (target === 'phone') {
       (override === undefined && !MOBILE.has(norm) ? others : mobiles).push(index);
+      const owner = BLOCK_PREFIX.exec(norm)?.[1];
+      if (owner !== undefined) mapping.phoneBlocks.set(index, owner);
       mapping.describe.push(`${name} → phone`);
       return;
     }
@@ -187,7 +158,7 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     taken.add(target);
-    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | AddressField> });
+    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | 'country' | AddressField> });
     mapping.describe.push(`${name} → ${target}`);
   });
   mapping.phones = [...mobiles, ...others];

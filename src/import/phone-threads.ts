@@ -17,12 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { encodePhoneResult, toE164 } from '../phone/e164.js';
-import type { Row } from './source.js';
+import type { Row } from '../source/open.js';
 
 export interface PhoneThreadOptions {
   /** The phone text of a row's cells (validate.ts `phoneTextOf`), undefined when it has none. */
   phoneText: (cells: string[]) => string | undefined;
-  region: string | undefined;
+  /** The region a row's phone is read with (its country column's, else the default: row-country.ts). */
+  regionOf: (cells: string[]) => string | undefined;
   /** Worker threads (0: none, every phone is parsed in this thread). */
   workers: number;
   /** Rows read before the workers start. */
@@ -69,9 +70,8 @@ class PhoneWorker {
   ready = false;
   failed = false;
 
-  constructor(url: URL, region: string | undefined, onFail: (why: string) => void) {
+  constructor(url: URL, onFail: (why: string) => void) {
     this.worker = new Worker(url, {
-      workerData: { region },
       // Its heap holds the phone metadata and a cache; small limits keep V8 from sizing it to
       // the allocation rate. If they ever were too small, the worker fails and this thread takes over.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
@@ -100,11 +100,12 @@ class PhoneWorker {
     this.worker.on('exit', (code) => fail(`exited (${code})`));
   }
 
-  results(texts: string[]): Promise<string[] | undefined> {
+  /** `regions[i]` is the region of `texts[i]` ('' for none). */
+  results(texts: string[], regions: string[]): Promise<string[] | undefined> {
     if (this.failed) return Promise.resolve(undefined);
     return new Promise((done) => {
       this.waiting.push(done);
-      this.worker.postMessage(texts);
+      this.worker.postMessage({ texts, regions });
     });
   }
 
@@ -117,6 +118,7 @@ class PhoneWorker {
 interface Batch {
   rows: PreparedRow[];
   texts: string[];
+  regions: string[];
   /** Index in `rows` of each text. */
   at: number[];
   results: Promise<string[] | undefined>;
@@ -139,7 +141,7 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
       if (next.done) return;
       read += 1;
       if (read === after && url) {
-        for (let i = 0; i < o.workers; i++) workers.push(new PhoneWorker(url, o.region, (why) => o.debug?.(`phone worker ${i + 1}: ${why}; its phones are parsed in the main thread`)));
+        for (let i = 0; i < o.workers; i++) workers.push(new PhoneWorker(url, (why) => o.debug?.(`phone worker ${i + 1}: ${why}; its phones are parsed in the main thread`)));
         o.debug?.(`phones parsed on ${o.workers} worker thread${o.workers === 1 ? '' : 's'} from row ${read + 1}`);
       }
       yield next.value;
@@ -147,13 +149,14 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
 
     const pending: Batch[] = [];
     let turn = 0;
-    const send = (rows: PreparedRow[], texts: string[], at: number[]) => {
+    const send = (rows: PreparedRow[], texts: string[], regions: string[], at: number[]) => {
       const live = workers.filter((w) => !w.failed);
       const w = live[turn++ % Math.max(1, live.length)];
-      pending.push({ rows, texts, at, results: w ? w.results(texts) : Promise.resolve(undefined) });
+      pending.push({ rows, texts, regions, at, results: w ? w.results(texts, regions) : Promise.resolve(undefined) });
     };
     let rows: PreparedRow[] = [];
     let texts: string[] = [];
+    let regions: string[] = [];
     let at: number[] = [];
     // A file that breaks (a quote never closed) stops with its error only after every row above
     // it: the rows read and not yet handed on go out first, as in the main thread.
@@ -172,17 +175,19 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
         if (text !== undefined) {
           at.push(rows.length);
           texts.push(text);
+          regions.push(o.regionOf(row.cells) ?? '');
         }
         rows.push(row);
         if (rows.length < size) continue;
       }
-      if (rows.length > 0) send(rows, texts, at);
+      if (rows.length > 0) send(rows, texts, regions, at);
       rows = [];
       texts = [];
+      regions = [];
       at = [];
       while (pending.length > (next.done ? 0 : depth - 1)) {
         const batch = pending.shift() as Batch;
-        const out = (await batch.results) ?? batch.texts.map((t) => encodePhoneResult(toE164(t, o.region)));
+        const out = (await batch.results) ?? batch.texts.map((t, i) => encodePhoneResult(toE164(t, batch.regions[i] || undefined)));
         for (let i = 0; i < batch.at.length; i++) (batch.rows[batch.at[i] as number] as PreparedRow).prepared = out[i] as string;
         yield* batch.rows;
       }

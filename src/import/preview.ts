@@ -5,11 +5,12 @@
  * row as new or matching — and for a match, the fields that would change, old → new, into
  * `<file>.changes.csv` (line, id, field, old, new). `--existing skip` sends only the new ones.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { RuntimeError } from '../errors.js';
+import { guardCell } from '../output/csv-guard.js';
+import { JobFile, type Redact } from '../output/files.js';
 import type { ApiClient } from '../http/client.js';
-import { everyContact } from '../erasure/people.js';
+import { everyContact } from '../contacts/people.js';
 import type { ContactBody } from './validate.js';
 
 /** An existing contact: its id and the fields an import could change. */
@@ -23,13 +24,13 @@ export class ExistingContacts {
   private readonly byPhone = new Map<string, Existing>();
   listed = 0;
 
-  /** One listing of every contact — the same reading of phones as `contacts find` (erasure/people.ts). */
+  /** One listing of every contact — the same reading of phones as `contacts find` (src/contacts/people.ts). */
   static async load(client: ApiClient, region: string | undefined): Promise<ExistingContacts> {
     const index = new ExistingContacts();
     for await (const { stored, raw } of everyContact(client, region)) {
       index.listed += 1;
       if (stored.e164 === undefined || index.byPhone.has(stored.e164)) continue;
-      const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw as Record<string, unknown>;
+      const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw;
       index.byPhone.set(stored.e164, { id: stored.id, fields });
     }
     return index;
@@ -63,29 +64,40 @@ export function changesOf(existing: Existing, body: ContactBody): FieldChange[] 
   return out;
 }
 
-/** `<file>.changes.csv`: created on the first change, like the rejects file. */
+/**
+ * `<file>.changes.csv`: created on the first change, like the rejects file — written whole under
+ * a temporary name, masked, its cells guarded against formulas unless --csv-raw (output/).
+ */
 export class ChangesFile {
-  private fd: number | undefined;
+  private file: JobFile | undefined;
   count = 0;
+  private readonly cell: (text: string) => string;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly writing: { redact: Redact; csvRaw?: boolean } = { redact: (t) => t },
+  ) {
+    this.cell = writing.csvRaw ? (t) => t : guardCell;
+  }
 
   add(line: number, id: string, changes: FieldChange[]): void {
     if (changes.length === 0) return;
-    if (this.fd === undefined) {
+    if (this.file === undefined) {
       try {
-        this.fd = openSync(this.path, 'w', 0o600);
+        this.file = JobFile.open(this.path, { append: false, redact: this.writing.redact }).file;
       } catch (err) {
         throw new RuntimeError('changes_unwritable', `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-      writeSync(this.fd, `\ufeff${stringify([['line', 'id', 'field', 'old', 'new']])}`);
+      this.file.write(`\ufeff${stringify([['line', 'id', 'field', 'old', 'new']])}`);
     }
-    writeSync(this.fd, stringify(changes.map((c) => [line, id, c.field, c.old, c.new])));
+    this.file.write(stringify(changes.map((c) => [String(line), id, c.field, c.old, c.new].map(this.cell))));
     this.count += changes.length;
   }
 
+  /** Flushes the file and gives it its name. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    const file = this.file;
+    this.file = undefined;
+    file?.close();
   }
 }

@@ -17,14 +17,18 @@ import { estimateLine, knownLimit } from '../pace/index.js';
 import { decodePhoneResult, regionOf } from '../phone/e164.js';
 import { envValue } from '../deps.js';
 import { CONTACT_CSV } from '../api/contacts.js';
+import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
-import { buildMapping, type Mapping, parseMaps } from './mapping.js';
+import { buildMapping, type Mapping, parseMaps, type Target } from './mapping.js';
+import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
-import { type EncodingName, openSource } from './source.js';
+import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
+import { type EncodingName, openSource } from '../source/open.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
-import { checkRow, type ContactBody, phoneTextOf } from './validate.js';
+import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
+import { RowCountries } from './row-country.js';
 
 export interface ImportOptions {
   file: string;
@@ -45,6 +49,8 @@ export interface ImportOptions {
   rowsFormat?: 'csv' | 'ndjson' | undefined;
   /** An .xlsx workbook's worksheet. */
   sheet?: string;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
 }
 
 function delimiterOf(raw: string | undefined): string | undefined {
@@ -61,19 +67,32 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const maps = parseMaps(o.map);
   const delimiter = delimiterOf(o.delimiter);
   const stdin = o.file === '-';
-  checkResumable(o.file, o.resume);
   const path = stdin ? '-' : resolve(ctx.deps.cwd, o.file);
+  checkResumable(o.file, o.resume, path);
   const shownName = stdin ? 'stdin' : o.file;
+  // The files this import writes are never the one it reads (output/files.ts).
+  const stream = isStreamInput(path);
+  const rejectsPath = o.rejects !== undefined ? resolve(ctx.deps.cwd, o.rejects) : besideInput(ctx.deps.cwd, o.file, '.rejects.csv', stream);
+  const changesPath = besideInput(ctx.deps.cwd, o.file, '.changes.csv', stream);
+  refuseOutputsOverInputs(
+    [stdin ? { what: 'stdin, the file being imported', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the file being imported', path }],
+    [
+      { what: o.rejects !== undefined ? '--rejects' : 'the rejects file', path: rejectsPath, shown: o.rejects },
+      { what: 'the changes file', path: changesPath },
+      { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) },
+    ],
+  );
 
   // Check the key and base URL before reading anything, so a wrong setting costs nothing. A dry
   // run needs no key; with one, it previews what the import would change.
-  const preview = o.dryRun ? settings.apiKey !== undefined : o.checkExisting || o.existing === 'skip';
+  const preview = o.dryRun ? settings.keyStorage !== undefined : o.checkExisting || o.existing === 'skip';
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
   const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
 
-  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}) });
+  const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet, accepts: (header) => sheetMaps(header, maps, o.allowNoPhone) } : {}) });
   ctx.onClose(() => source.close());
-  const mapping = buildMapping(source.header, maps);
+  // With --sheet all the last column names each row's sheet: it is kept in the rejects, not mapped.
+  const mapping = buildMapping(source.sheetColumn === undefined ? source.header : source.header.slice(0, source.sheetColumn), maps);
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
@@ -84,14 +103,21 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, 'import', o, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) });
+  const job = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) }, {
+    options: recordedOptions(o, region, ctx.deps.cwd),
+    ...(preview ? { files: { changes: changesPath } } : {}),
+    client,
+  });
+  const { journal, earlier, rejects } = job;
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
-  const changes = new ChangesFile(resolve(ctx.deps.cwd, stdin ? 'stdin.changes.csv' : `${o.file}.changes.csv`));
-  const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id')) : undefined;
+  const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
+  const undo = new UndoNotes(journal, earlier, job.abandoned);
+  const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
-  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length }, {
+  const countries = new RowCountries(mapping, region);
+  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length, countries }, {
     existing,
     skipExisting: o.existing === 'skip',
     onAccepted: async (row, item) => {
@@ -99,24 +125,32 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
         const match = existing.get(item.e164);
         if (match) {
           preCounts.matches += 1;
-          changes.add(row.line, match.id, changesOf(match, item.body));
-        } else preCounts.new += 1;
+          const changed = changesOf(match, item.body);
+          changes.add(row.line, match.id, changed);
+          undo.read(row, match, changed);
+        } else {
+          preCounts.new += 1;
+          undo.read(row, undefined, []);
+        }
       } else if (existing) preCounts.new += 1;
       await rowsOut?.write([item.body]);
     },
+    onAnswer: (row, item, answer) => undo.answered(row, item.body, answer),
   });
   // A dry run is bound by the CPU, most of it phone parsing: that goes to a worker thread on a
   // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not
   // on its phones, and keeps reading in one thread.
   const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
   if (o.dryRun) keepHeapSmall();
-  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), region, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
+  const regionOfRow = countries.any ? (cells: string[]) => countries.of(cells).region : () => region;
+  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), regionOf: regionOfRow, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
   await rowsOut?.end();
   const s = result.counts;
   const stopping = result.interrupted;
+  job.leaveRecord({ ...(rejects.written ? { rejects: rejectsPath } : {}), ...(changes.count > 0 ? { changes: changes.path } : {}) }, dryTally(s, preCounts, changes.count));
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
 
@@ -129,12 +163,28 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
+    ...(countries.any ? { countryFromFile: countries.fromFile, countryUnread: countries.unread } : {}),
   };
+  if (countries.unread > 0) {
+    const values = [...countries.unreadValues].map((v) => JSON.stringify(v)).join(', ');
+    ctx.log.warn(`${countries.unread} row${countries.unread === 1 ? ' has' : 's have'} a country callctl cannot read (${values}${countries.unread > countries.unreadValues.size ? ', …' : ''}): ${region ? `read as ${region} (--country or the profile's)` : 'their national numbers were rejected (no --country)'}`);
+  }
   // A dry run says how long the real one would take at the limit known (docs/pacing.md): the one
   // remembered for this key, or read from the listing's headers, else --rate.
   const toSend = s.rows - s.rejected - s.duplicates - s.skipped - (s.endings.existing ?? 0);
   const estimate = o.dryRun ? [`  ${estimateLine(knownLimit(client?.stats().limit, settings.rate), toSend)}`] : [];
   return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, stopping), ...estimate], stored: `${created + matched} rows were stored` });
+}
+
+/**
+ * `--sheet all`: whether a sheet's header maps — a phone column (or, with --allow-no-phone, any
+ * field) — under the `--map`s that name its columns; else why not.
+ */
+function sheetMaps(header: string[], maps: Map<string, Target | null>, allowNoPhone: boolean): true | string {
+  const own = new Set(header.map(normalizeHeader));
+  const m = buildMapping(header, new Map([...maps].filter(([k]) => own.has(k))));
+  if (m.phones.length > 0 || (allowNoPhone && (m.columns.length > 0 || m.addresses.length > 0))) return true;
+  return `its header maps no ${allowNoPhone ? 'field' : 'phone column'} (${header.filter((h) => h !== '').join(', ')})`;
 }
 
 /**
@@ -155,8 +205,8 @@ type Item = { body: ContactBody; e164: string | undefined };
 function importPlan(
   client: ApiClient | undefined,
   mapping: Mapping,
-  check: { region: string | undefined; allowNoPhone: boolean; headerLength: number },
-  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void> },
+  check: CheckOptions,
+  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void>; onAnswer: (row: BulkRow, item: Item, answer: Answer) => void },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
   // costs a few megabytes, not a million strings.
@@ -168,6 +218,7 @@ function importPlan(
     },
     check(row) {
       const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
+      if (checked.where) check.countries?.count(checked.where);
       if (!checked.ok) return { reject: checked.reason };
       const item = { body: checked.body, e164: checked.e164 };
       if (checked.e164 === undefined) return { send: item };
@@ -180,8 +231,9 @@ function importPlan(
     },
     duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,
     accepted: (row, item) => o.onAccepted(row, item),
-    async send(item, _row, signal) {
+    async send(item, row, signal) {
       const res = await createContact(client as ApiClient, item.body, { signal });
+      o.onAnswer(row, item, res);
       return res.status === 201 ? 'created' : 'matched';
     },
     refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,

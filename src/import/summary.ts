@@ -12,6 +12,9 @@ interface ImportExtras {
   changesFile?: string | null;
   /** --existing skip: rows whose phone an existing contact has, not sent. */
   existing?: number;
+  /** With a country column: rows whose region came from it, and rows whose cell named no country. */
+  countryFromFile?: number;
+  countryUnread?: number;
 }
 
 /** The summary lines for a person. */
@@ -27,6 +30,7 @@ export function summaryLines(s: Summary, interrupted: boolean): string[] {
   if (!s.dryRun) lines.push(`  failed      ${s.failed}${s.failed > 0 ? '  (network or server errors: run again with --resume)' : ''}`);
   if (s.new !== undefined) lines.push(`  new         ${s.new}  (no contact has the phone)`, `  matches     ${s.matches ?? 0}  (an existing contact has the phone: its fields are updated)`, `  changes     ${s.changes ?? 0}  (fields that change on matched contacts${s.changesFile ? ` → ${s.changesFile}` : ''})`);
   if (s.existing !== undefined) lines.push(`  existing    ${s.existing}  (--existing skip: not sent)`);
+  if (s.countryFromFile !== undefined) lines.push(`  countries   ${s.countryFromFile} from the file${s.countryUnread ? `, ${s.countryUnread} not a country (default used)` : ''}  (the others: --country or the profile's)`);
   if (s.skipped > 0) lines.push(`  skipped     ${s.skipped}  (done in an earlier run)`);
   if (s.unfinished) lines.push(`  unfinished  ${s.unfinished}  (not sent or aborted in flight: --resume sends them)`);
   if (!s.dryRun) lines.push(`  requests    ${s.requests} (${s.throttled} met 429)${secs > 0 && sent > 0 ? `, ${(sent / secs).toFixed(1)} rows/s` : ''}`);

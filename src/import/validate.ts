@@ -9,6 +9,7 @@
 import { isEmail } from '../api/fields.js';
 import { type PhoneResult, toE164 } from '../phone/e164.js';
 import type { AddressBlock, Mapping } from './mapping.js';
+import type { RowCountries, RowRegion } from './row-country.js';
 
 /** Google's separator of several values in one cell. */
 const MULTI = /\s+:::\s+|^:::\s+|\s+:::$/;
@@ -19,30 +20,34 @@ export function firstValue(cell: string): string {
   return (at === -1 ? cell : cell.slice(0, at)).trim();
 }
 
+/** The first address block with a non-empty cell: the row's address. */
+export function addressBlockOf(blocks: AddressBlock[], cells: string[]): AddressBlock | undefined {
+  return blocks.find((block) => block.parts.some(({ index }) => firstValue(cells[index] ?? '') !== ''));
+}
+
 /** The address of the first block with a non-empty cell, whole: street, city, region, postcode. */
 function addressOf(blocks: AddressBlock[], cells: string[], body: ContactBody): void {
-  for (const block of blocks) {
-    const values = block.parts.map(({ index, part }) => ({ part, value: firstValue((cells[index] ?? '').replace(/\s+/g, ' ')) }));
-    if (!values.some((v) => v.value !== '')) continue;
-    const street: string[] = [];
-    let formatted: string | undefined;
-    for (const { part, value } of values) {
-      if (value === '') continue;
-      if (part === 'address' || part === 'street2') street.push(value);
-      else if (part === 'formatted') formatted ??= value;
-      else body[part] ??= value;
-    }
-    if (street.length > 0) body.address = street.join(', ');
-    else if (formatted !== undefined) body.address = formatted;
-    return;
+  const block = addressBlockOf(blocks, cells);
+  if (!block) return;
+  const street: string[] = [];
+  let formatted: string | undefined;
+  for (const { index, part } of block.parts) {
+    const value = firstValue((cells[index] ?? '').replace(/\s+/g, ' '));
+    if (value === '') continue;
+    if (part === 'address' || part === 'street2') street.push(value);
+    else if (part === 'formatted') formatted ??= value;
+    else body[part] ??= value;
   }
+  if (street.length > 0) body.address = street.join(', ');
+  else if (formatted !== undefined) body.address = formatted;
 }
 
 export interface ContactBody {
   [field: string]: string | string[];
 }
 
-export type Checked = { ok: true; body: ContactBody; e164: string | undefined } | { ok: false; reason: string };
+/** `where`: the row's region and where it came from, when the file has country columns. */
+export type Checked = ({ ok: true; body: ContactBody; e164: string | undefined } | { ok: false; reason: string }) & { where?: RowRegion };
 
 /** No cell of a contact is this long; the rejects file keeps it, the request would not. */
 const MAX_CELL = 64 * 1024;
@@ -51,6 +56,8 @@ export interface CheckOptions {
   region: string | undefined;
   allowNoPhone: boolean;
   headerLength: number;
+  /** Each row's own region from its country column (row-country.ts); `region` is then its default. */
+  countries?: RowCountries | undefined;
 }
 
 /** The phone a row is matched on: the first of its phone columns that holds one (its first value). */
@@ -97,19 +104,20 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions, pho
   const email = body.email as string | undefined;
   if (email !== undefined && !isEmail(email)) return { ok: false, reason: `email "${email}" is not an e-mail address` };
 
+  const where = o.countries?.of(cells);
   const phoneText = phoneTextOf(cells, mapping);
   if (phoneText === undefined) {
-    if (!o.allowNoPhone) return { ok: false, reason: 'no phone (the phone is how the service matches a contact; --allow-no-phone imports it anyway)' };
-    if (Object.keys(body).length === 0) return { ok: false, reason: 'the row has no contact field' };
-    return { ok: true, body, e164: undefined };
+    if (!o.allowNoPhone) return { ok: false, reason: 'no phone (the phone is how the service matches a contact; --allow-no-phone imports it anyway)', where };
+    if (Object.keys(body).length === 0) return { ok: false, reason: 'the row has no contact field', where };
+    return { ok: true, body, e164: undefined, where };
   }
-  phone ??= toE164(phoneText, o.region);
-  if (!phone.ok) return { ok: false, reason: phone.reason };
+  phone ??= toE164(phoneText, where ? where.region : o.region);
+  if (!phone.ok) return { ok: false, reason: where && o.countries ? o.countries.explain(phoneText, phone, where) : phone.reason, where };
   body.phone = phone.e164;
   // The API has no field for an extension: it is kept in the notes rather than lost (README).
   if (phone.ext !== undefined) {
     const note = `Phone extension: ${phone.ext}`;
     body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\n${note}` : note;
   }
-  return { ok: true, body, e164: phone.e164 };
+  return { ok: true, body, e164: phone.e164, where };
 }

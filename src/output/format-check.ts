@@ -1,6 +1,10 @@
 /** An output option given to a command that cannot honour it is a usage error, never ignored. */
 import { UsageError } from '../errors.js';
 
+/** What `--format` takes. */
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
 /**
  * Throws when `--format`/`--json` asks for what `command` does not print. `given` is the format
  * the operator typed (undefined when none); `json` is --json.

@@ -1,11 +1,14 @@
 /**
  * Data on stdout in the four formats of the contract, written as it arrives: `json` is one array
- * streamed item by item, `ndjson` a line per item, `csv` a header row then rows, `table` one
- * cli-table3 table per batch (a page, with --all) so output starts before the last page.
+ * streamed item by item, `ndjson` a line per item, `csv` a header row then rows (cells guarded
+ * against formulas unless --csv-raw), `table` one cli-table3 table per batch (a page, with --all)
+ * so output starts before the last page.
  */
 import type { OutStream } from '../deps.js';
-import type { OutputFormat } from '../context.js';
+import type { OutputFormat } from './format-check.js';
 import { isClosedPipe, StdoutClosedError } from './closed.js';
+import { guardCell } from './csv-guard.js';
+import { escapeControls } from './escape.js';
 
 /** A column: its header and how to read it from an item. */
 export interface Column {
@@ -52,7 +55,12 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
-export async function createListWriter(out: OutStream, format: OutputFormat, columns: Column[]): Promise<ListWriter> {
+/** How data is written: `csvRaw` turns off the CSV formula guard (csv-guard.ts), for machines. */
+export interface WriteOptions {
+  csvRaw?: boolean;
+}
+
+export async function createListWriter(out: OutStream, format: OutputFormat, columns: Column[], o: WriteOptions = {}): Promise<ListWriter> {
   switch (format) {
     case 'json': {
       let first = true;
@@ -68,15 +76,17 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
       return { write: (items) => writeOut(out, items.map((i) => `${JSON.stringify(i)}\n`).join('')), end: async () => undefined };
     case 'csv': {
       const { stringify } = await import('csv-stringify/sync');
+      const cell = o.csvRaw ? (text: string) => text : guardCell;
+      const head = columns.map((c) => cell(c.key));
       let header = true;
       return {
         write: (items) => {
-          const rows = items.map((item) => columns.map((c) => cellText((item as Record<string, unknown>)[c.key])));
-          const text = stringify(header ? [columns.map((c) => c.key), ...rows] : rows);
+          const rows = items.map((item) => columns.map((c) => cell(cellText((item as Record<string, unknown>)[c.key]))));
+          const text = stringify(header ? [head, ...rows] : rows);
           header = false;
           return writeOut(out, text);
         },
-        end: () => (header ? writeOut(out, stringify([columns.map((c) => c.key)])) : Promise.resolve()),
+        end: () => (header ? writeOut(out, stringify([head])) : Promise.resolve()),
       };
     }
     case 'table': {
@@ -89,10 +99,10 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
           if (items.length === 0) return Promise.resolve();
           const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
           const head = widths === undefined;
-          const need = columns.map((c, i) => Math.max(head ? c.header.length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
+          const need = columns.map((c, i) => Math.max(head ? oneLine(c.header).length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
           const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
           widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
-          const table = new Table({ ...(head ? { head: columns.map((c) => c.header) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
+          const table = new Table({ ...(head ? { head: columns.map((c) => oneLine(c.header)) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
           for (const row of rows) table.push(row);
           const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
           return writeOut(out, `${text}\n`);
@@ -116,9 +126,12 @@ const PLAIN = { head: [] as string[], border: [] as string[], 'padding-left': 0,
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T/;
 const DATE_WIDTH = 11;
 
-/** A cell on one line: a table row never spans two. */
+/**
+ * A cell on one line, as a terminal may show it: a table row never spans two, and the data's other
+ * control characters are written out, never obeyed (escape.ts).
+ */
 function oneLine(text: string): string {
-  return /[\r\n\t]/.test(text) ? text.replace(/\r?\n|\r|\t/g, ' ') : text;
+  return escapeControls(/[\r\n\t]/.test(text) ? text.replace(/\r?\n|\r|\t/g, ' ') : text);
 }
 
 /** Display width, counting a wide (CJK, emoji) character as two columns. */
@@ -152,17 +165,17 @@ export function fitWidths(columns: Column[], need: number[], width: number, floo
 }
 
 /** One record: JSON as returned, or a two-column table of its fields. */
-export async function writeRecord(out: OutStream, format: OutputFormat, record: unknown, columns?: Column[]): Promise<void> {
+export async function writeRecord(out: OutStream, format: OutputFormat, record: unknown, columns?: Column[], o: WriteOptions = {}): Promise<void> {
   if (format === 'json') return writeOut(out, `${JSON.stringify(record, null, 2)}\n`);
   if (format === 'ndjson') return writeOut(out, `${JSON.stringify(record)}\n`);
   const fields = record && typeof record === 'object' ? (record as Record<string, unknown>) : { value: record };
   if (format === 'csv') {
-    const writer = await createListWriter(out, 'csv', columns ?? Object.keys(fields).map((key) => ({ key, header: key })));
+    const writer = await createListWriter(out, 'csv', columns ?? Object.keys(fields).map((key) => ({ key, header: key })), o);
     await writer.write([record]);
     return writer.end();
   }
   // One line a field, nothing cut: `key  value`, the keys aligned.
   const entries = Object.entries(fields);
-  const keyWidth = Math.max(0, ...entries.map(([k]) => k.length));
-  return writeOut(out, entries.map(([k, v]) => `${k.padEnd(keyWidth)}  ${oneLine(cellText(v))}`.trimEnd()).join('\n') + '\n');
+  const keyWidth = Math.max(0, ...entries.map(([k]) => oneLine(k).length));
+  return writeOut(out, entries.map(([k, v]) => `${oneLine(k).padEnd(keyWidth)}  ${oneLine(cellText(v))}`.trimEnd()).join('\n') + '\n');
 }

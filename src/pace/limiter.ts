@@ -82,6 +82,10 @@ class RequestLimiter implements Pace {
     });
   }
 
+  /**
+   * Runs `send` when the pace allows and feeds its answer back into the pace. A wait here (a
+   * pause, the pace) ends when `signal` aborts, and the request is then not sent (Ctrl-C).
+   */
   async run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.bottleneck.schedule(async () => {
       signal?.throwIfAborted();

@@ -7,8 +7,12 @@
 import { UsageError } from '../errors.js';
 import { parsePhoneNumberWithError, type CountryCode, isSupportedCountry } from 'libphonenumber-js/max';
 
-/** `ext` is the extension typed after the number (`ext. 12`, `x12`, `#12`): the API has no field for it. */
-export type PhoneResult = { ok: true; e164: string; ext?: string } | { ok: false; reason: string };
+/**
+ * `ext` is the extension typed after the number (`ext. 12`, `x12`, `#12`): the API has no field for it.
+ * A refusal says why when a region could change it: `invalidFor` the region it is no valid number
+ * of, `national` a national number read without a region.
+ */
+export type PhoneResult = { ok: true; e164: string; ext?: string } | { ok: false; reason: string; invalidFor?: string; national?: true };
 
 /** What a reader of the reason should do when a spreadsheet has eaten digits. */
 export const EXCEL_ROUNDED = 'Excel rounded this number: re-export the column as text';
@@ -72,13 +76,16 @@ export function toE164(input: string, region?: string): PhoneResult {
  * number (`+…`, digits only), `;` and the extension if there is one, or `!` and the reason.
  */
 export function encodePhoneResult(r: PhoneResult): string {
-  if (!r.ok) return `!${r.reason}`;
+  if (!r.ok) return r.invalidFor !== undefined ? `?${r.invalidFor}${r.reason}` : r.national ? `~${r.reason}` : `!${r.reason}`;
   return r.ext !== undefined ? `${r.e164};${r.ext}` : r.e164;
 }
 
 /** The result `encodePhoneResult` wrote, as `toE164` returns it. */
 export function decodePhoneResult(s: string): PhoneResult {
-  if (s.charCodeAt(0) === 33 /* ! */) return { ok: false, reason: s.slice(1) };
+  const first = s.charCodeAt(0);
+  if (first === 33 /* ! */) return { ok: false, reason: s.slice(1) };
+  if (first === 63 /* ? */) return { ok: false, reason: s.slice(3), invalidFor: s.slice(1, 3) };
+  if (first === 126 /* ~ */) return { ok: false, reason: s.slice(1), national: true };
   const at = s.indexOf(';');
   return at === -1 ? { ok: true, e164: s } : { ok: true, e164: s.slice(0, at), ext: s.slice(at + 1) };
 }
@@ -91,14 +98,20 @@ export function toE164Uncached(input: string, region?: string): PhoneResult {
   return parse(input, region);
 }
 
-function parse(input: string, region: string | undefined): PhoneResult {
-  let text = input.trim();
-  if (text === '') return { ok: false, reason: 'phone is empty' };
+/** The text a number is read from, and the extension typed after it. */
+export type PreparedPhone = { text: string; ext?: string } | { lost: true };
+
+/**
+ * What a number is read from, as typed by a person or an export: Excel's `="…"` wrapper and
+ * scientific notation undone, an extension cut off, a leading `00` taken as `+` when no region
+ * says what its international prefix is. `lost`: Excel rounded the number, its digits are gone.
+ */
+export function preparePhone(input: string, region: string | undefined): PreparedPhone {
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
-  text = text.replace(/^="?|"$/g, '');
+  let text = input.trim().replace(/^="?|"$/g, '');
   const scientific = expandScientific(text);
   if (scientific !== undefined) {
-    if ('lost' in scientific) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
+    if ('lost' in scientific) return { lost: true };
     text = scientific.digits;
   }
   let ext: string | undefined;
@@ -107,18 +120,50 @@ function parse(input: string, region: string | undefined): PhoneResult {
     ext = extension[1];
     text = text.slice(0, extension.index);
   }
-  const country = region ? (region.toUpperCase() as CountryCode) : undefined;
   // With a region libphonenumber knows its international prefix; without one, 00 is the usual one.
   const compact = text.replace(/[\s().-]/g, '');
-  if (!country && /^00[1-9]/.test(compact)) text = `+${compact.slice(2)}`;
+  if (!region && /^00[1-9]/.test(compact)) text = `+${compact.slice(2)}`;
+  return ext !== undefined ? { text, ext } : { text };
+}
+
+function parse(input: string, region: string | undefined): PhoneResult {
+  if (input.trim() === '') return { ok: false, reason: 'phone is empty' };
+  const prepared = preparePhone(input, region);
+  if ('lost' in prepared) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
+  const { text, ext } = prepared;
+  const country = region ? (region.toUpperCase() as CountryCode) : undefined;
   if (!text.startsWith('+') && !country) {
-    return { ok: false, reason: `phone "${input.trim()}" is in national format and no region is set (use --country)` };
+    return { ok: false, reason: `phone "${input.trim()}" is in national format and no region is set (use --country)`, national: true };
   }
   try {
     const number = parsePhoneNumberWithError(text, country ? { defaultCountry: country } : undefined);
-    if (!number.isValid()) return { ok: false, reason: `phone "${input.trim()}" is not a valid number${country ? ` for ${country}` : ''}` };
+    if (!number.isValid()) return country ? { ok: false, reason: `phone "${input.trim()}" is not a valid number for ${country}`, invalidFor: country } : { ok: false, reason: `phone "${input.trim()}" is not a valid number` };
     return ext !== undefined ? { ok: true, e164: number.number, ext } : { ok: true, e164: number.number };
   } catch {
     return { ok: false, reason: `phone "${input.trim()}" is not a phone number` };
   }
+}
+
+/**
+ * Where a number that is no valid number of its region is one: the first of `regions` it is valid
+ * in, else its digits read as international (`1 312 201 1005` → +1…) — libphonenumber's own
+ * reading. The number as E.164 and written the international way (`+1 312 201 1005`). Each try is
+ * one parse: callers keep the list short, and ask only for numbers already refused.
+ */
+export function validElsewhere(input: string, regions: readonly string[]): { region: string; e164: string; international: string } | undefined {
+  const text = input.trim().replace(/^="?|"$/g, '').replace(EXTENSION, '');
+  const tryParse = (t: string, region: string | undefined) => {
+    try {
+      const n = parsePhoneNumberWithError(t, region ? { defaultCountry: region as CountryCode } : undefined);
+      return n.isValid() && n.country !== undefined ? { region: n.country, e164: n.number, international: n.formatInternational() } : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  for (const region of regions) {
+    const found = tryParse(text, region);
+    if (found) return found;
+  }
+  const digits = text.replace(/[\s().-]/g, '');
+  return /^[1-9]\d{7,14}$/.test(digits) ? tryParse(`+${digits}`, undefined) : undefined;
 }

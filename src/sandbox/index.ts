@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { FaultPlan } from './faults.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from './ratelimit.js';
 import { pipeline, type Keys, type SandboxStats } from './pipeline.js';
-import { type Call, type Contact, seedStore, Store, type StoredState } from './store.js';
+import { type Call, type Contact, seedStore, SOURCE_FIELD, Store, type StoredState } from './store.js';
 
 export type { Call, Contact, SandboxStats };
 
@@ -46,8 +46,15 @@ export interface SandboxOptions {
    */
   rateLimitHeaders?: HeaderStyle | boolean;
   random?: () => number;
+  /** The limiter's clock in ms (default performance.now): a test moves its own instead of waiting. */
+  now?: () => number;
+  /** How the wire's delay, the latency and a held reply are waited out (default timers): a test records them instead. */
+  wait?: (ms: number) => Promise<void>;
   keys?: Partial<Keys>;
+  /** The name of a call's source field (default `channel`); `callctl sandbox` checks it (commands/sandbox/call-fields.ts). */
+  callSourceField?: string;
 }
+
 
 export interface Sandbox {
   baseUrl: string;
@@ -67,15 +74,21 @@ export interface Sandbox {
 function rateLimitOf(opts: SandboxOptions, rate: number): RateLimit {
   const style = opts.rateLimitHeaders;
   const headers: HeaderStyle = style === false ? 'none' : style === true || style === undefined ? 'draft6' : style;
-  return new RateLimit({
-    shape: opts.limiter ?? 'bucket',
-    rate,
-    ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
-    ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
-    ...(opts.maxInflight !== undefined ? { maxInflight: opts.maxInflight } : {}),
-    headers,
-  });
+  return new RateLimit(
+    {
+      shape: opts.limiter ?? 'bucket',
+      rate,
+      ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
+      ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
+      ...(opts.maxInflight !== undefined ? { maxInflight: opts.maxInflight } : {}),
+      headers,
+    },
+    opts.now,
+  );
 }
+
+/** The default of `wait`: a timer that keeps no process alive (a reply held back after close is dropped). */
+const unrefWait = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
 const key = (prefix: string) => `${prefix}${randomBytes(18).toString('hex')}`;
 
@@ -83,7 +96,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const host = opts.host ?? '127.0.0.1';
   const rate = opts.rateLimit ?? 20;
   const keys: Keys = { secret: opts.keys?.secret ?? key('sk_live_'), readOnly: opts.keys?.readOnly ?? key('sk_live_'), widget: opts.keys?.widget ?? key('pk_live_') };
-  const store = new Store();
+  const store = new Store(undefined, opts.callSourceField ?? SOURCE_FIELD);
   if (opts.dataFile) {
     let text: string | undefined;
     try {
@@ -136,7 +149,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   server.on(
     'request',
-    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, wireDelayMs: opts.wireDelayMs ?? 0, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
+    pipeline({ store, keys, limit: rateLimitOf(opts, rate), latencyMs: opts.latencyMs ?? 0, wireDelayMs: opts.wireDelayMs ?? 0, wait: opts.wait ?? unrefWait, faults, faultDelayMs: opts.faultDelayMs ?? 5000, stats, outage }),
   );
   await listen(opts.port ?? 4010);
   const port = (server.address() as AddressInfo).port;

@@ -37,6 +37,8 @@ export interface PipelineOptions {
   latencyMs: number;
   /** A network's one-way delay (ms): each request reaches the limiter, and each answer leaves, this much later. */
   wireDelayMs: number;
+  /** Waits out the wire's delay, the latency and a held reply (index.ts: timers, or a test's own). */
+  wait(ms: number): Promise<void>;
   faults: FaultPlan;
   faultDelayMs: number;
   stats: SandboxStats;
@@ -76,7 +78,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
 
   // Every answer — a 429 too — crosses the wire back (`--wire-delay`).
   const send = (res: ServerResponse, answer: Answer, extra?: Record<string, string>): void => {
-    if (o.wireDelayMs > 0) setTimeout(() => sendNow(res, answer, extra), o.wireDelayMs).unref();
+    if (o.wireDelayMs > 0) void o.wait(o.wireDelayMs).then(() => sendNow(res, answer, extra));
     else sendNow(res, answer, extra);
   };
 
@@ -131,7 +133,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
       return send(res, failure(413, 'body_too_large', `the body is over ${MAX_BODY_BYTES / 1024} KiB`), { connection: 'close' });
     }
 
-    if (o.wireDelayMs > 0) await new Promise((done) => setTimeout(done, o.wireDelayMs));
+    if (o.wireDelayMs > 0) await o.wait(o.wireDelayMs);
     const caller = isCallback ? widgetCaller(req) : restCaller(req);
     if ('refused' in caller) return send(res, failure(401, 'unauthorized', caller.refused));
 
@@ -146,7 +148,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
       res.once('close', verdict.release);
       res.once('finish', verdict.release);
     }
-    if (o.latencyMs > 0) await new Promise((done) => setTimeout(done, o.latencyMs));
+    if (o.latencyMs > 0) await o.wait(o.latencyMs);
 
     // Everything after the gate is the endpoint's: route, scope, body, then the change itself.
     const answer = (): Answer => {
@@ -178,7 +180,7 @@ export function pipeline(o: PipelineOptions): (req: IncomingMessage, res: Server
         req.socket.destroy();
         return;
       case 'delay':
-        setTimeout(() => send(res, applied ?? answer(), headers), o.faultDelayMs).unref();
+        void o.wait(o.faultDelayMs).then(() => send(res, applied ?? answer(), headers));
         return;
     }
   }

@@ -25,20 +25,29 @@ export interface Contact {
   updatedAt: string;
 }
 
+/**
+ * A call. The source that brought it (`google_ads`, `website`…) is in a field whose name the
+ * sandbox is given (`--call-source-field`, default `channel`): the real service's name for it is
+ * not shown, so callctl must assume none (docs/sandbox.md).
+ */
 export interface Call {
   id: string;
   contactId: string;
   from: string;
   to: string;
   direction: 'inbound' | 'outbound';
-  channel: string;
   startedAt: string;
   durationSec: number;
   outcome: string | null;
   value: number | null;
   currency: string | null;
   recordingUrl: string | null;
+  /** The source field, under its configured name. */
+  [sourceField: string]: unknown;
 }
+
+/** The default name of a call's source field. */
+export const SOURCE_FIELD = 'channel';
 
 export type ContactInput = Partial<Record<ContactField, string | string[]>>;
 
@@ -106,7 +115,11 @@ export class Store {
   private readonly idPrefix = randomBytes(4).toString('hex');
   private idCounter = 0;
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    /** The name of a call's source field (docs/sandbox.md, `--call-source-field`). */
+    readonly sourceField: string = SOURCE_FIELD,
+  ) {}
 
   newId(prefix: string): string {
     this.idCounter += 1;
@@ -194,18 +207,23 @@ export class Store {
     set.add(call.id);
   }
 
-  /** Totals by outcome, channel and currency (docs/api.md, Calls: with a value, revenue is per channel). */
-  outcomeTotals(): Array<{ outcome: string; channel: string; calls: number; value: number; currency: string | null }> {
-    const rows = new Map<string, { outcome: string; channel: string; calls: number; value: number; currency: string | null }>();
+  /**
+   * Totals by outcome, source and currency (docs/api.md, Calls: with a value, revenue is per
+   * channel); the source under the calls' own name for it.
+   */
+  outcomeTotals(): Array<Record<string, unknown> & { outcome: string; calls: number; value: number; currency: string | null }> {
+    const field = this.sourceField;
+    const rows = new Map<string, { outcome: string; source: unknown; calls: number; value: number; currency: string | null }>();
     for (const call of this.calls.values()) {
       if (call.outcome === null) continue;
-      const k = `${call.outcome}\u0000${call.channel}\u0000${call.currency ?? ''}`;
+      const source = call[field] ?? null;
+      const k = `${call.outcome}\u0000${String(source)}\u0000${call.currency ?? ''}`;
       let row = rows.get(k);
-      if (!row) rows.set(k, (row = { outcome: call.outcome, channel: call.channel, calls: 0, value: 0, currency: call.currency }));
+      if (!row) rows.set(k, (row = { outcome: call.outcome, source, calls: 0, value: 0, currency: call.currency }));
       row.calls += 1;
       row.value += call.value ?? 0;
     }
-    return [...rows.values()];
+    return [...rows.values()].map(({ outcome, source, calls, value, currency }) => ({ outcome, [field]: source, calls, value, currency }));
   }
 
   snapshot(): StoredState {
@@ -229,6 +247,7 @@ const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Ha
 
 /** Creates `n` calls and their contacts, the same every time (E.164 UK mobile numbers). */
 export function seedStore(store: Store, n: number, origin: string): void {
+  const field = store.sourceField;
   const base = Date.UTC(2026, 9, 1, 9, 0, 0);
   for (let i = 0; i < n; i++) {
     const phone = `+447400${String(100000 + i).padStart(6, '0')}`;
@@ -240,7 +259,7 @@ export function seedStore(store: Store, n: number, origin: string): void {
       from: phone,
       to: '+442079460000',
       direction: i % 4 === 3 ? 'outbound' : 'inbound',
-      channel: CHANNELS[i % CHANNELS.length] as string,
+      [field]: CHANNELS[i % CHANNELS.length] as string,
       startedAt: new Date(base + i * 37 * 60_000).toISOString(),
       durationSec: 30 + ((i * 53) % 600),
       outcome: null,

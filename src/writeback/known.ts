@@ -4,7 +4,7 @@
  * calls at the rate limit to warn of a typo: at most KNOWN_PAGES pages are read (with a vocabulary
  * set by `config set outcomes`, none are).
  */
-import { allItems } from '../http/paginate.js';
+import { allCalls } from '../api/calls.js';
 import type { ApiClient } from '../http/client.js';
 
 const KNOWN_PAGES = 20;
@@ -14,9 +14,9 @@ export async function knownOutcomes(client: ApiClient): Promise<{ names: Set<str
   const names = new Set<string>();
   let read = 0;
   let pages = 0;
-  for await (const page of allItems(client, '/calls')) {
+  for await (const page of allCalls(client)) {
     for (const call of page) {
-      const o = (call as { outcome?: unknown } | null)?.outcome;
+      const o = call.outcome;
       if (typeof o === 'string' && o !== '') names.add(o);
     }
     read += page.length;

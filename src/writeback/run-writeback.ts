@@ -13,8 +13,9 @@ import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { normalizeHeader } from '../import/mapping.js';
-import { type EncodingName, openSource } from '../import/source.js';
+import { normalizeHeader } from '../source/headers.js';
+import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
+import { type EncodingName, openSource } from '../source/open.js';
 import { checkOutcome, isCurrency } from './check.js';
 
 export interface WritebackOptions {
@@ -27,6 +28,8 @@ export interface WritebackOptions {
   rejects?: string;
   encoding?: EncodingName;
   delimiter?: string;
+  /** `jobs resume`: the job this run continues. */
+  expectJob?: string | undefined;
 }
 
 type Column = 'callId' | 'outcome' | 'value' | 'currency';
@@ -69,12 +72,18 @@ function columnsOf(header: string[], maps: string[]): Record<Column, number | un
 export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<number> {
   const started = ctx.deps.now();
   const settings = await ctx.settings();
-  checkResumable(o.file, o.resume);
+
   if (o.currency !== undefined && !isCurrency(o.currency.toUpperCase())) throw new UsageError(`--currency ${o.currency} is not an ISO 4217 code`, 'e.g. USD, EUR, GBP');
   const currency = o.currency ?? settings.currency;
   const stdin = o.file === '-';
   const path = stdin ? '-' : resolve(ctx.deps.cwd, o.file);
+  checkResumable(o.file, o.resume, path);
   const shownName = stdin ? 'stdin' : o.file;
+  const rejectsPath = o.rejects !== undefined ? resolve(ctx.deps.cwd, o.rejects) : besideInput(ctx.deps.cwd, o.file, '.rejects.csv', isStreamInput(path));
+  refuseOutputsOverInputs(
+    [stdin ? { what: 'stdin, the file of outcomes', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the file of outcomes being read', path }],
+    [{ what: o.rejects !== undefined ? '--rejects' : 'the rejects file', path: rejectsPath, shown: o.rejects }, { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) }],
+  );
   const client: ApiClient | undefined = o.dryRun ? undefined : await ctx.api();
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(o.delimiter ? { delimiter: o.delimiter } : {}) });
@@ -87,7 +96,16 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const { journal, earlier, rejects, rejectsPath } = await openFileJob(ctx, source, 'writeback', o, { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter });
+  const { journal, earlier, rejects, leaveRecord } = await openFileJob(ctx, source, 'writeback', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, map: o.map, currency, vocabulary: settings.outcomes, encoding: o.encoding, delimiter: o.delimiter }, {
+    options: {
+      ...(o.map.length > 0 ? { map: o.map } : {}),
+      ...(currency !== undefined ? { currency } : {}),
+      ...(o.encoding !== undefined ? { encoding: o.encoding } : {}),
+      ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}),
+      ...(o.rejects !== undefined ? { rejects: rejectsPath } : {}),
+    },
+    client,
+  });
 
   const cell = (cells: string[], i: number | undefined) => (i === undefined ? undefined : (cells[i] ?? '').trim());
   const plan: BulkPlan<{ callId: string; outcome: Outcome }> = {
@@ -119,6 +137,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   const result = await runFileJob(ctx, plan, source, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   const c = result.counts;
+  leaveRecord(rejects.written ? { rejects: rejectsPath } : {}, { rows: c.rows, valid: c.valid, rejected: c.rejected, duplicates: c.duplicates });
   const summary: WritebackSummary = {
     file: shownName,
     rows: c.rows,

@@ -4,6 +4,7 @@
  * Intl.NumberFormat) — never in floating point, where 0.1 + 0.2 is not 0.3. Memory grows with the
  * number of groups, not of calls.
  */
+import type { ListedCall } from '../api/calls.js';
 
 export const NO_OUTCOME = '(none)';
 
@@ -37,8 +38,7 @@ export class OutcomeTotals {
 
   constructor(private readonly byField?: string) {}
 
-  add(call: unknown): void {
-    const c = (call ?? {}) as Record<string, unknown>;
+  add(c: ListedCall): void {
     const outcome = typeof c.outcome === 'string' && c.outcome !== '' ? c.outcome : NO_OUTCOME;
     const byValue = this.byField === undefined ? undefined : c[this.byField] === undefined || c[this.byField] === null || c[this.byField] === '' ? NO_OUTCOME : String(c[this.byField]);
     const key = byValue === undefined ? outcome : `${outcome}\u0000${byValue}`;

@@ -4,7 +4,7 @@
 // stopping the job, and the service taken for down after a run of failures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type BulkIO, type BulkPlan, runBulk } from '../../src/bulk/engine.js';
@@ -80,14 +80,15 @@ test('every row ends in exactly one count; rejects carry the reason and the line
 test('the journal records every finished row; a resumed run skips them and re-sends the failed ones', async (t) => {
   const dir = tempDir(t);
   const lines = ['a,ok', 'b,bad', 'c,500', 'd,ok'];
-  const journal = Journal.open(dir, 'job', false, {}, Date.now);
+  const header = { job: '0123456789', kind: 'test', file: '-', options: {}, files: {} };
+  const journal = Journal.open(dir, 'job', { resume: undefined, header, now: Date.now });
   const first = await runBulk(plan([]), io(dir, lines, { journal }));
   assert.equal(first.counts.failed, 1);
   const earlier = Journal.earlier(dir, 'job');
   assert.ok(earlier, 'a run with a failed row is not finished');
   assert.deepEqual([...earlier.rows], [[1, 'updated'], [2, 'rejected'], [3, 'failed'], [4, 'updated']]);
   const sent: string[] = [];
-  const again = await runBulk(plan(sent), io(dir, ['a,ok', 'b,bad', 'c,ok', 'd,ok'], { journal: Journal.open(dir, 'job', true, {}, Date.now), earlier }));
+  const again = await runBulk(plan(sent), io(dir, ['a,ok', 'b,bad', 'c,ok', 'd,ok'], { journal: Journal.open(dir, 'job', { resume: earlier, header, now: Date.now }), earlier }));
   assert.deepEqual(sent, ['c']);
   assert.equal(again.counts.skipped, 3);
   assert.equal(Journal.earlier(dir, 'job'), undefined, 'finished: nothing left to resume');
@@ -101,21 +102,22 @@ test('Ctrl-C stops reading and lets the rows in flight finish; a second Ctrl-C a
   const sent: string[] = [];
   const bulk = io(dir, lines);
   let started = 0;
-  const running = runBulk(plan(sent, { onSend: async () => void (started++, await gate) }), bulk);
-  while (started < 4) await new Promise((r) => setImmediate(r));
+  // The first row goes alone (and is answered at once); the four after it are held in flight.
+  const running = runBulk(plan(sent, { onSend: async () => void (started++ > 0 && (await gate)) }), bulk);
+  while (started < 5) await new Promise((r) => setImmediate(r));
   bulk.signals.get('SIGINT')?.();
   release();
   const r = await running;
   assert.equal(r.interrupted, true);
-  assert.equal(r.counts.endings.updated, 4, 'the four in flight finished');
+  assert.equal(r.counts.endings.updated, 5, 'the first row and the four in flight finished');
   assert.equal(total(r.counts), r.counts.rows);
 
   const dir2 = tempDir(t);
   const bulk2 = io(dir2, lines);
   let started2 = 0;
   const never = new Promise<void>(() => undefined);
-  const running2 = runBulk(plan([], { onSend: async () => void (started2++, await Promise.race([never, new Promise((r) => setTimeout(r, 50))])) }), bulk2);
-  while (started2 < 4) await new Promise((r) => setImmediate(r));
+  const running2 = runBulk(plan([], { onSend: async () => void (started2++ > 0 && (await Promise.race([never, new Promise((r) => setTimeout(r, 50))]))) }), bulk2);
+  while (started2 < 5) await new Promise((r) => setImmediate(r));
   bulk2.signals.get('SIGINT')?.();
   bulk2.signals.get('SIGINT')?.();
   const r2 = await running2;
@@ -131,6 +133,27 @@ test('a refused key (401) stops the job; twenty failures in a row take the servi
   const down = await runBulk(plan([]), io(tempDir(t), Array.from({ length: 40 }, (_, i) => `y${i},500`), { window: 1 }));
   assert.match(String((down.fatal as Error).message), /20 rows in a row failed/);
   assert.equal(down.counts.failed, 20);
+});
+
+test('the first row goes alone: a refused key is met once, and a job that stored nothing leaves nothing to resume', async (t) => {
+  const dir = tempDir(t);
+  let sends = 0;
+  const header = { job: '0123456789', kind: 'test', file: '-', options: {}, files: {} };
+  const journal = Journal.open(dir, 'refused', { resume: undefined, header, now: Date.now });
+  const r = await runBulk(plan([], { onSend: async () => void sends++ }), io(dir, ['a,401', ...Array.from({ length: 30 }, (_, i) => `x${i},401`)], { window: 16, journal }));
+  assert.ok(r.fatal instanceof ApiError && r.fatal.status === 401);
+  assert.equal(sends, 1, 'one request, not one per row in flight');
+  assert.equal(Journal.earlier(dir, 'refused'), undefined, 'nothing to --resume or --restart');
+  assert.equal(total(r.counts), r.counts.rows);
+
+  // Kept as the job's record, under a name never resumed.
+  assert.ok(readdirSync(dir).some((n) => /\.done-\d+\.jsonl$/.test(n)), readdirSync(dir).join(', '));
+
+  // A row stored before the refusal: the journal stays, for --resume.
+  const kept = Journal.open(dir, 'kept', { resume: undefined, header, now: Date.now });
+  const r2 = await runBulk(plan([]), io(dir, ['a,ok', 'b,401', 'c,401'], { window: 1, journal: kept }));
+  assert.ok(r2.fatal instanceof ApiError);
+  assert.equal(Journal.earlier(dir, 'kept')?.rows.get(1), 'updated');
 });
 
 test('a dry run checks every row and sends none', async (t) => {

@@ -22,7 +22,7 @@ async function candidates(t: Parameters<typeof tempDir>[0], words: string[], she
 test('commands, subcommands and flags (global ones too, after the subcommand)', async (t) => {
   assert.deepEqual(await candidates(t, ['cont']), ['contacts']);
   assert.ok((await candidates(t, [''])).includes('completion'));
-  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'get', 'add', 'edit', 'rm', 'find', 'dupes', 'help']);
+  assert.deepEqual(await candidates(t, ['contacts', '']), ['ls', 'list', 'get', 'add', 'edit', 'rm', 'remove', 'find', 'dupes', 'help']);
   const flags = await candidates(t, ['contacts', 'ls', '--']);
   for (const f of ['--page', '--all', '--format', '--profile', '--json', '--help']) assert.ok(flags.includes(f), f);
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--al']), ['--all']);
@@ -38,7 +38,7 @@ test('values: --format choices, config actions and keys, profile names, --countr
   // bash splits at "=": the answer is for the word after it.
   assert.deepEqual(await candidates(t, ['contacts', 'ls', '--format', '=', 'nd'], 'bash'), ['ndjson']);
   assert.deepEqual(await candidates(t, ['config', '']), ['get', 'set', 'unset', 'list', 'path']);
-  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency']);
+  assert.deepEqual(await candidates(t, ['config', 'set', '']), ['baseUrl', 'country', 'currency', 'outcomes', 'rate', 'concurrency', 'jobsKept']);
   assert.deepEqual(await candidates(t, ['import', 'leads.csv', '--country', 'g']), ['GA', 'GB', 'GD', 'GE', 'GF', 'GG', 'GH', 'GI', 'GL', 'GM', 'GN', 'GP', 'GQ', 'GR', 'GT', 'GU', 'GW', 'GY']);
   // Every region the phone library knows (the build writes its list in: test/cli/lazy.test.ts).
   const { getCountries } = await import('libphonenumber-js/max');
@@ -58,11 +58,11 @@ test('values: --format choices, config actions and keys, profile names, --countr
 const WORKBOOK = join(ROOT, 'fixtures', 'leads.xlsx');
 
 test('--sheet: the worksheet names of the .xlsx on the line, quoted as each shell inserts them', async (t) => {
-  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', '']), ['Leads', 'March leads']);
+  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', '']), ['Leads', 'March leads', 'all']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--country', 'GB', '--sheet', 'mar']), ['March leads']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet=M']), ['--sheet=March leads']);
   // bash inserts a candidate as it is: the space escaped; what was typed arrives escaped too.
-  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', ''], 'bash'), ['Leads', 'March\\ leads']);
+  assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', ''], 'bash'), ['Leads', 'March\\ leads', 'all']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', 'March\\ l'], 'bash'), ['March\\ leads']);
   assert.deepEqual(await candidates(t, ['import', WORKBOOK, '--sheet', 'M'], 'powershell'), ["'March leads'"]);
   // Not a workbook, no such file, no file yet: nothing (the shell's own default applies).
@@ -174,6 +174,7 @@ test('in a real zsh with compinit: the script loads, registers itself, and its f
     'contacts:list, show, create, change and erase contacts',
     'Leads',
     'March leads',
+    'all:every sheet whose header maps',
     '--format=ndjson',
     'FILES',
   ]);

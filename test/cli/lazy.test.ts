@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 
-const HEAVY = /undici|csv-parse|csv-stringify|libphonenumber|bottleneck|ioredis|\/ora\/|cli-table3|\/conf\/|\/src\/(sandbox|http|import|phone)\//;
+const HEAVY = /undici|csv-parse|csv-stringify|libphonenumber|bottleneck|ioredis|\/ora\/|cli-table3|\/conf\/|asciichart|\/src\/(sandbox|http|import|phone|jobs)\//;
 
 /** A loaded URL, or for a bundled dist/ file every source it holds (absolute paths). */
 function sourcesOf(url: string): string[] {
@@ -37,13 +37,13 @@ async function loadedFiles(t: Parameters<typeof tempDir>[0], args: string[]): Pr
   return readFileSync(file, 'utf8').trim().split('\n');
 }
 
-for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', ''], ['__complete', 'bash', 'import', 'x.csv', '--country', 'G']]) {
+for (const args of [['--version'], ['--help'], ['contacts', '--help'], ['import', '--help'], ['jobs', '--help'], ['import', 'undo', '--help'], ['sandbox', '--help'], ['__complete', 'bash', 'contacts', 'ls', '--format', ''], ['__complete', 'bash', 'import', 'x.csv', '--country', 'G']]) {
   test(`callctl ${args.join(' ')} loads no heavy module`, async (t) => {
     const urls = await loaded(t, args);
     assert.ok(urls.length > 0, 'the hook recorded the imports');
     if (args[0] !== '--version') {
       assert.ok(urls.some((u) => u.endsWith('/src/program.ts')), 'the bundle maps back to src/');
-      assert.ok(!urls.some((u) => /\/src\/commands\/[a-z]+\/(run|ls|get|add|edit|rm|outcome)\.ts$/.test(u)), 'no verb is loaded');
+      assert.ok(!urls.some((u) => /\/src\/commands\/[a-z]+\/(run|ls|get|add|edit|rm|outcome|show|resume|undo)\.ts$/.test(u)), 'no verb is loaded');
     }
     assert.deepEqual(urls.filter((u) => HEAVY.test(u)), []);
   });
@@ -101,4 +101,30 @@ test('the check can fail: a dry-run import does load the CSV and phone code', as
   assert.ok(urls.some((u) => /csv-parse/.test(u)));
   assert.ok(urls.some((u) => /libphonenumber/.test(u)));
   assert.ok(urls.some((u) => u.endsWith('/src/import/run-import.ts')), 'the import code, seen through the bundle');
+});
+
+test('the keychain binding loads only for a command that needs the key: not for help, config or a key from CALLCTL_API_KEY', async (t) => {
+  // A preload records each `require` of @napi-rs/keyring and each native addon opened.
+  const dir = tempDir(t);
+  const preload = join(dir, 'native.cjs');
+  const log = join(dir, 'native.txt');
+  writeFileSync(
+    preload,
+    `const fs = require('node:fs'); const Module = require('node:module');
+const load = Module._load; Module._load = function (id, ...rest) { if (String(id).includes('@napi-rs/keyring')) fs.appendFileSync(${JSON.stringify(log)}, 'require ' + id + '\\n'); return load.call(this, id, ...rest); };
+const dlopen = process.dlopen; process.dlopen = function (m, file, ...rest) { fs.appendFileSync(${JSON.stringify(log)}, 'dlopen ' + file + '\\n'); return dlopen.call(this, m, file, ...rest); };\n`,
+  );
+  const config = join(dir, 'config');
+  spawnSync('mkdir', ['-p', config]);
+  writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: 'http://127.0.0.1:9/api/v1', keychain: { service: `callctl:${config}`, account: 'default' } } } }));
+  const loads = (args: string[], extra: Record<string, string> = {}) => {
+    writeFileSync(log, '');
+    spawnSync(process.execPath, ['-r', preload, BIN, ...args], { env: { PATH: process.env.PATH, CALLCTL_CONFIG_DIR: config, ...extra }, encoding: 'utf8', timeout: 30_000 });
+    return readFileSync(log, 'utf8');
+  };
+  for (const args of [['--help'], ['auth', '--help'], ['config', 'list'], ['config', 'get', 'apiKey'], ['completion', 'bash'], ['__complete', 'bash', 'auth', '']]) {
+    assert.equal(loads(args), '', `callctl ${args.join(' ')}`);
+  }
+  assert.equal(loads(['contacts', 'ls'], { CALLCTL_API_KEY: `sk_live_${'k'.repeat(20)}` }), '', 'a key from the environment: the keychain is not read');
+  assert.match(loads(['auth', 'status']), /require @napi-rs\/keyring[\s\S]*dlopen .*keyring.*\.node/, 'the check can fail: auth status of a keychain profile loads it');
 });

@@ -16,6 +16,7 @@ import { contactsGetOptions, dupesOptions, findOptions } from '../../src/command
 import { addOptions, editOptions } from '../../src/commands/contacts/fields-options.js';
 import { configOptions } from '../../src/commands/config/options.js';
 import { loginOptions } from '../../src/commands/login/options.js';
+import { authStatusOptions } from '../../src/commands/auth/options.js';
 import { actionParts, type Bind } from '../../src/commands/lazy.js';
 import { buildProgram } from '../../src/program.js';
 import { UsageError } from '../../src/errors.js';
@@ -46,9 +47,11 @@ test('usage errors of the typed options: exit 2 and one line, before any code of
     [['calls', 'outcome', 'call_1', 'booked_job', '--dry-run'], /--dry-run applies only with --from/],
     [['calls', 'outcome', 'call_1'], /give a call id and an outcome/],
     [['calls', 'outcome', 'call_1', 'booked_job', '--currency', 'USD'], /--currency without --value/],
-    [['contacts', 'rm', 'ct_1', '--phone', '+447400100000'], /give one of: an id, --phone, --from/],
+    [['contacts', 'rm', 'ct_1', '--phone', '+447400100000'], /give one of: an id, --phone, --email, --from/],
+    [['contacts', 'rm', '--phone', '+447400100000', '--email', 'a@example.com'], /give one of/],
     [['contacts', 'rm', '--phone', '+447400100000', '--from', 'x.csv'], /give one of/],
-    [['contacts', 'rm', 'ct_1', '--receipts', 'r.jsonl'], /--receipts applies only with --phone or --from/],
+    [['contacts', 'rm', 'ct_1', '--dry-run'], /--dry-run applies only with --phone, --email or --from/],
+    [['contacts', 'find', '--name', '  '], /--name holds no name/],
     [['contacts', 'rm'], /give the id of the contact to erase/],
     [['import', 'x.csv', '--existing', 'maybe'], /--existing/],
   ];
@@ -69,7 +72,8 @@ test('the typed options each verb receives', () => {
   assert.deepEqual(outcomeOptions([], { from: 'o.csv', resume: true, currency: 'EUR' }), { kind: 'file', file: 'o.csv', map: [], dryRun: false, resume: true, restart: false, currency: 'EUR' });
   const rm = rmOptions([], { from: 'r.csv', confirm: true, country: 'GB' });
   assert.equal(rm.kind, 'requests');
-  assert.deepEqual(rmOptions(['ct_1'], { confirm: true }), { kind: 'one', id: 'ct_1', confirm: true });
+  assert.deepEqual(rmOptions(['ct_1'], { confirm: true }), { kind: 'one', id: 'ct_1', confirm: true, receipts: undefined, purgeLocal: false });
+  assert.deepEqual(rmOptions(['ct_1'], { confirm: true, receipts: 'r.jsonl', purgeLocal: true }), { kind: 'one', id: 'ct_1', confirm: true, receipts: 'r.jsonl', purgeLocal: true });
   assert.throws(() => rmOptions(['ct_1'], { dryRun: true }), UsageError);
   const sb = sandboxOptions([], { port: 0, limiter: 'window', window: 10_000, rateLimit: 30, ratelimitHeaders: 'none' });
   assert.deepEqual([sb.port, sb.limiter, sb.windowMs, sb.rateLimit, sb.rateLimitHeaders, sb.burst], [0, 'window', 10_000, 30, 'none', undefined]);
@@ -89,8 +93,11 @@ async function parsed(argv: string[]): Promise<[string[], Record<string, unknown
 }
 
 test('the typed options of the smaller verbs, from real argv', async () => {
-  assert.deepEqual(loginOptions(...(await parsed(['login']))), { verify: true });
-  assert.deepEqual(loginOptions(...(await parsed(['login', '--no-verify']))), { verify: false });
+  assert.deepEqual(loginOptions(...(await parsed(['login']))), { verify: true, insecureStorage: false });
+  assert.deepEqual(loginOptions(...(await parsed(['login', '--no-verify']))), { verify: false, insecureStorage: false });
+  assert.deepEqual(loginOptions(...(await parsed(['auth', 'login', '--insecure-storage']))), { verify: true, insecureStorage: true });
+  assert.deepEqual(authStatusOptions(...(await parsed(['auth', 'status', '--all']))), { all: true });
+  assert.deepEqual(authStatusOptions(...(await parsed(['auth', 'status']))), { all: false });
 
   assert.deepEqual(contactsLsOptions(...(await parsed(['contacts', 'ls', '--page', '2', '--limit', '10', '--tag', ' VIP ', '--tag', 'cold', '--status', 'Customer']))), {
     page: 2, limit: 10, all: false, max: undefined, tags: ['vip', 'cold'], status: 'customer',
@@ -104,11 +111,16 @@ test('the typed options of the smaller verbs, from real argv', async () => {
   });
   assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--phone', '020 7946 0958', '--country', 'GB']))), { by: 'phone', phone: '020 7946 0958', country: 'GB' });
   assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--email', 'Ada@Example.com']))), { by: 'email', email: 'Ada@Example.com', country: undefined });
+  assert.deepEqual(findOptions(...(await parsed(['contacts', 'find', '--name', 'zoe muller']))), { by: 'name', name: 'zoe muller', country: undefined });
   assert.deepEqual(dupesOptions(...(await parsed(['contacts', 'dupes', '--country', 'GB', '--fix']))), { country: 'GB', fix: true });
 
   assert.deepEqual(callsLsOptions(...(await parsed(['calls', 'ls', '--all', '--max', '5', '--outcome', ' booked_job ', '--since', '2026-10-01', '--until', '2026-10-31']))), {
-    page: undefined, limit: undefined, all: true, max: 5, outcome: 'booked_job', since: Date.parse('2026-10-01T00:00:00Z'), until: Date.parse('2026-11-01T00:00:00Z'),
+    page: undefined, limit: undefined, all: true, max: 5, outcome: 'booked_job', since: Date.parse('2026-10-01T00:00:00Z'), until: Date.parse('2026-11-01T00:00:00Z'), contact: undefined, country: undefined,
   });
+  assert.deepEqual(callsLsOptions(...(await parsed(['calls', 'list', '--contact', ' 07400 100001 ', '--country', 'GB']))), {
+    page: undefined, limit: undefined, all: false, max: undefined, outcome: undefined, since: undefined, until: undefined, contact: '07400 100001', country: 'GB',
+  });
+  await assert.rejects(async () => callsLsOptions(...(await parsed(['calls', 'ls', '--country', 'GB']))), /--country applies only with --contact/);
   assert.deepEqual(callsGetOptions((await parsed(['calls', 'get', 'call_1']))[0]), { callId: 'call_1' });
   assert.deepEqual(callsSummaryOptions(...(await parsed(['calls', 'summary', '--by', ' channel ']))), { by: 'channel' });
   assert.deepEqual(callsSummaryOptions(...(await parsed(['calls', 'summary', '--by', ' ']))), { by: undefined });
@@ -128,16 +140,16 @@ test('usage errors of the smaller verbs: exit 2 and the one line docs/cli.md pro
     [['contacts', 'get'], "callctl: missing required argument 'id' (see callctl contacts get --help)"],
     [['contacts', 'add'], 'callctl: no field given (e.g. --first-name Ada --phone "+44 20 7946 0958")'],
     [['contacts', 'edit', 'ct_1', '--tag', 'a', '--add-tag', 'b'], 'callctl: --tag (or tags in --data) sets exactly the tags given; it cannot be combined with --add-tag/--remove-tag (use one or the other)'],
-    [['contacts', 'find'], 'callctl: give --phone or --email (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
-    [['contacts', 'find', '--phone', '+447400100000', '--email', 'a@b.co'], 'callctl: give --phone or --email (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
+    [['contacts', 'find'], 'callctl: give --phone, --email or --name (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
+    [['contacts', 'find', '--phone', '+447400100000', '--email', 'a@b.co'], 'callctl: give --phone, --email or --name (one of them) (e.g. callctl contacts find --phone "+44 7911 123456")'],
     [['contacts', 'dupes', '--country', 'ZZ'], 'callctl: --country ZZ is not a region code (use ISO 3166 alpha-2, e.g. GB or US)'],
     [['calls', 'ls', '--since', '2026-10-05', '--until', '2026-10-01'], 'callctl: --since 2026-10-05 is not before --until 2026-10-01'],
     [['calls', 'ls', '--until', 'soon'], 'callctl: --until soon is not a date (use 2026-10-01 or an ISO 8601 time such as 2026-10-01T09:00:00Z)'],
     [['calls', 'get'], "callctl: missing required argument 'callId' (see callctl calls get --help)"],
     [['calls', 'summary', '--by'], "callctl: option '--by <field>' argument missing (see callctl calls summary --help)"],
-    [['config', 'get', 'colour'], 'callctl: unknown setting "colour" (one of baseUrl, country, currency, outcomes, rate, concurrency, apiKey)'],
+    [['config', 'get', 'colour'], 'callctl: unknown setting "colour" (one of baseUrl, country, currency, outcomes, rate, concurrency, jobsKept, apiKey)'],
     [['config', 'set', 'country'], 'callctl: config set country needs a value'],
-    [['config', 'unset'], 'callctl: which setting? (one of baseUrl, country, currency, outcomes, rate, concurrency, apiKey)'],
+    [['config', 'unset'], 'callctl: which setting? (one of baseUrl, country, currency, outcomes, rate, concurrency, jobsKept, apiKey)'],
     [['config', 'list', '--format', 'csv'], 'callctl: --format csv does not apply to callctl config list: it prints settings as key=value lines, or JSON with --json (use --format table or --format json, or leave it out)'],
     [['config', 'path', '--json'], 'callctl: --format json does not apply to callctl config path: it prints a path (leave it out)'],
   ];

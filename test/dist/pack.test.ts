@@ -1,16 +1,20 @@
 // The package users install: `npm pack` the built tree, install the tarball into a clean folder
-// (--omit=dev: only what the package declares, which is nothing — every library is bundled into
-// dist/), and use the installed `callctl` the way an operator does — the help of every command,
-// version, and real work against a sandbox that the installed package itself starts, on the path
-// of each bundled library. Also: the tarball holds what runs and nothing else.
+// (--omit=dev: only what the package declares — the keychain binding, @napi-rs/keyring, with its
+// prebuilt package for this platform; every other library is bundled into dist/), and use the
+// installed `callctl` the way an operator does — the help of every command, version, and real
+// work against a sandbox that the installed package itself starts, on the path of each bundled
+// library; `auth login` and `auth status` with the binding, and without it (its platform package
+// removed, as on a platform it has none for). Also: the tarball holds what runs and nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/cli.js';
+import { secretService } from '../helpers/keychain.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
 
 const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'callctl-pack-'));
@@ -23,26 +27,37 @@ for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm
 // npm can hang on a registry it cannot reach: fail the test instead.
 const NPM = { env, maxBuffer: 1 << 24, timeout: 110_000, killSignal: 'SIGKILL' as const };
 let files: string[] = [];
+let installLog = '';
 
 before(async () => {
-  // dist/ is already built (`npm test` builds first): no prepare here, it would rebuild dist/
-  // under the tests running beside this one.
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { ...NPM, cwd: ROOT });
-  const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  // dist/ is already built (`npm test` builds first). The package is packed from a copy of what
+  // ships (bin, dist, package.json, README) with npm's scripts on — prepack/postpack
+  // (scripts/manifest.mjs) take `prepare` out of the packed package.json — so nothing here
+  // rebuilds dist/ under the tests running beside this one, nor touches the checkout's files.
+  const copy = join(work, 'checkout');
+  mkdirSync(join(copy, 'scripts'), { recursive: true });
+  for (const d of ['bin', 'dist']) cpSync(join(ROOT, d), join(copy, d), { recursive: true });
+  for (const f of ['package.json', 'README.md', 'scripts/manifest.mjs']) copyFileSync(join(ROOT, f), join(copy, f));
+  const before = readFileSync(join(copy, 'package.json'), 'utf8');
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { ...NPM, cwd: copy });
+  assert.equal(readFileSync(join(copy, 'package.json'), 'utf8'), before, 'postpack puts package.json back as it was');
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"callctl-pack-test","private":true}\n');
-  await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { ...NPM, cwd: app });
+  const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', join(work, info!.filename)], { ...NPM, cwd: app });
+  installLog = installed.stdout + installed.stderr;
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
-function callctl(args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function callctl(args: string[], extra: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(bin, args, { cwd: app, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd: app, env: { ...env, ...extra }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
@@ -60,14 +75,22 @@ test('package.json: the bin, the engines, the files', () => {
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/callctl/package.json'), 'utf8'));
   assert.deepEqual(pkg.bin, { callctl: 'bin/callctl.js' });
   assert.equal(pkg.engines.node, '>=20.18.1');
+  // No install script: npm 11 warns of one its allowScripts does not cover, npm 12 blocks it; the
+  // checkout's `prepare` (which builds dist/ on a checkout's npm install) is not shipped.
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[hook], undefined, hook);
+  assert.doesNotMatch(installLog, /install-scripts|allowScripts/);
   // Only the runtime dependencies were installed: no compiler, no bundler, no test runner.
   for (const dev of ['typescript', 'tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', dev)), `${dev} installed`);
-  // Every library is bundled into dist/: the package declares none, so a user downloads none.
-  assert.equal(pkg.dependencies, undefined);
+  // Every library but the native keychain binding is bundled into dist/: the package declares that
+  // one alone, and npm installs it with its prebuilt package for this platform (no compiler).
+  assert.deepEqual(pkg.dependencies, { '@napi-rs/keyring': JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['@napi-rs/keyring'] });
   assert.deepEqual(
     readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')),
-    ['callctl'],
+    ['@napi-rs', 'callctl'],
   );
+  const napi = readdirSync(join(app, 'node_modules', '@napi-rs'));
+  assert.ok(napi.includes('keyring'), napi.join(', '));
+  assert.ok(napi.some((p) => p.startsWith(`keyring-${process.platform}-${process.arch}`)), `a prebuilt binding for ${process.platform}-${process.arch}: ${napi.join(', ')}`);
 });
 
 /** The commands listed under "Commands:" in a help text (without `help`). */
@@ -152,4 +175,33 @@ test('the installed callctl does real work: its own sandbox, then contacts ls ag
   const get = await callctl(['config', 'get', 'country']);
   assert.equal(get.code, 0, get.stderr);
   assert.match(get.stdout, /GB/);
+});
+
+// Last: it removes the binding's platform package from the installed app.
+test('the installed callctl: auth login and auth status with the keychain binding, and without it (a one-line fallback, never a failure to start)', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
+  // The Secret Service of this process's session when there is one (.ci/run provides it), else the file.
+  const ss = secretService();
+  const expected = 'env' in ss ? 'keychain' : 'file';
+  const withBinding = { CALLCTL_CONFIG_DIR: join(work, 'auth-config') };
+  if ('env' in ss) t.after(() => spawn('secret-tool', ['clear', 'service', `callctl:${withBinding.CALLCTL_CONFIG_DIR}`], { env, stdio: 'ignore' }));
+  const login = await callctl(['auth', 'login', '--base-url', sb.baseUrl], withBinding, `${sb.secretKey}\n`);
+  assert.equal(login.code, 0, login.stderr);
+  const status = await callctl(['auth', 'status', '--json'], withBinding);
+  assert.equal(status.code, 0, status.stderr);
+  assert.deepEqual([JSON.parse(status.stdout).storage, JSON.parse(status.stdout).ok], [expected, true], `${status.stdout} (${'reason' in ss ? ss.reason : 'Secret Service reachable'})`);
+
+  for (const p of readdirSync(join(app, 'node_modules', '@napi-rs')).filter((p) => p.startsWith('keyring-'))) rmSync(join(app, 'node_modules', '@napi-rs', p), { recursive: true });
+  const without = { CALLCTL_CONFIG_DIR: join(work, 'auth-config-2') };
+  const help = await callctl(['auth', '--help'], without);
+  assert.equal(help.code, 0, help.stderr);
+  const fallback = await callctl(['auth', 'login', '--base-url', sb.baseUrl], without, sb.secretKey);
+  assert.equal(fallback.code, 0, fallback.stderr);
+  const lines = fallback.stderr.split('\n').filter((l) => /keychain library cannot be loaded/.test(l));
+  assert.equal(lines.length, 1, fallback.stderr);
+  assert.match(lines[0]!, /the key is kept in .*config\.json \(0600\) instead/);
+  const after = await callctl(['auth', 'status', '--json'], without);
+  assert.equal(after.code, 0, after.stderr);
+  assert.equal(JSON.parse(after.stdout).storage, 'file');
+  assert.equal((await callctl(['contacts', 'ls'], without)).code, 0);
 });

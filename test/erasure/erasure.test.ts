@@ -114,7 +114,7 @@ test('bad requests are exit 2 with one line and nothing sent: an id "..", a phon
     ['dots.txt', 'ct_1\n..\n'],
     ['badphone.csv', 'phone\n+44 12\n'],
     ['empty.txt', ''],
-    ['nocol.csv', 'name,email\nAda,ada@example.com\n'],
+    ['nocol.csv', 'name,city\nAda,London\n'],
   ];
   for (const [name, body] of files) {
     writeFileSync(join(dir, name), body);
@@ -180,4 +180,24 @@ test('contacts dupes reports groups and national-format phones; --fix rewrites a
   assert.equal(JSON.parse(fix.stdout).fixed, 1);
   assert.equal(sb.contacts().find((c) => c.id === lone.body.id)?.phone, '+447400200000');
   assert.equal(sb.contacts().filter((c) => String(c.phone).startsWith('0')).length, 2, 'the twins stay for a person to decide');
+});
+
+test('find --name matches first and last name ignoring case and accents, in either order; none is exit 4', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 3 });
+  const env = envFor(sb, t);
+  const ids: Record<string, string> = {};
+  for (const [first, last, phone] of [['Zoë', 'Müller', '+447400900001'], ['Müller', 'Zoë', '+447400900002'], ['ZOË', 'MÜLLER-Weiß', '+447400900003'], ['Zoe', 'Smith', '+447400900004']]) {
+    ids[`${first} ${last}`] = (await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: first, lastName: last, phone } })).body.id;
+  }
+  const find = async (name: string) => {
+    const r = await runCli(['contacts', 'find', '--name', name, '--json'], { env });
+    return { code: r.code, ids: r.code === 0 ? (JSON.parse(r.stdout) as Array<{ id: string }>).map((c) => c.id).sort() : [] };
+  };
+  assert.deepEqual(await find('zoe muller'), { code: 0, ids: [ids['Zoë Müller'], ids['Müller Zoë'], ids['ZOË MÜLLER-Weiß']].sort() });
+  assert.deepEqual((await find('ZOE')).ids.length, 4);
+  assert.deepEqual(await find('muller weiss'), { code: 0, ids: [ids['ZOË MÜLLER-Weiß']] });
+  // Without the marks, spelt out as a German writes it.
+  assert.deepEqual(await find('Zoe Mueller'), { code: 0, ids: [ids['Zoë Müller'], ids['Müller Zoë'], ids['ZOË MÜLLER-Weiß']].sort() });
+  assert.equal((await find('Zoe Muellerr')).code, 4);
+  assert.equal((await find('Zoë Nobody')).code, 4);
 });

@@ -81,3 +81,12 @@ export async function runCliBuiltins(t: { after(fn: () => unknown): void }, args
   const r = await runCli(args, { ...opts, env: { ...opts.env, NODE_OPTIONS: `--require ${preload}` } });
   return { ...r, builtins: readFileSync(report, 'utf8').split('\n') };
 }
+
+/**
+ * Whether a run ended as Ctrl-C ends it: exit 130 — or, when a second Ctrl-C reached the process
+ * after its job had ended and Node was already tearing down (no handler runs then), killed by
+ * SIGINT, which a shell reports as 130 too. Its output was written before either.
+ */
+export function endedByCtrlC(r: CliResult): boolean {
+  return r.code === 130 || (r.code === null && r.signal === 'SIGINT');
+}

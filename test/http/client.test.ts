@@ -102,6 +102,8 @@ test('a refused connection on loopback fails at once before any answer (a wrong 
 
   const { c, log } = client(`http://127.0.0.1:${livePort}/api/v1`, { sleep: async () => undefined });
   t.after(() => c.close());
+  // A bulk job's patience (a one-shot command gives up after --timeout in all).
+  c.forBulkJob();
   assert.equal((await c.request({ method: 'GET', path: '/contacts' })).status, 200);
   live.closeAllConnections();
   await new Promise((r) => live.close(r));

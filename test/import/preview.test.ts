@@ -3,13 +3,13 @@
 // --dry-run --format csv shows the rows as sent, the rejects file comes back as the source was
 // (Windows-1252, semicolons, line numbers) and re-imports, progress is printed off a terminal,
 // summaries add up after Ctrl-C, a header-only file says so, -q still reports rejects, and
-// finished journals are pruned.
+// finished job records are pruned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
-import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { endedByCtrlC, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 import { writeLeads } from '../helpers/leads.js';
 import { waitFor } from '../helpers/wait.js';
@@ -53,7 +53,10 @@ test('--dry-run --format csv prints the rows as they would be sent; --format csv
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines.length, 2, r.stdout);
   assert.match(lines[0] as string, /^firstName,lastName,email,phone/);
-  assert.match(lines[1] as string, /^Ada,Lovelace,,\+447400100123,.*vip;2026/);
+  // Guarded against formulas (a spreadsheet runs a cell starting with +), unless --csv-raw.
+  assert.match(lines[1] as string, /^Ada,Lovelace,,'\+447400100123,.*vip;2026/);
+  const raw = await runCli(['import', file, '--dry-run', '--country', 'GB', '--format', 'csv', '--csv-raw'], { env, cwd: dir });
+  assert.match(raw.stdout.trim().split('\n')[1] as string, /^Ada,Lovelace,,\+447400100123,.*vip;2026/);
   const nd = await runCli(['import', file, '--dry-run', '--country', 'GB', '--format', 'ndjson'], { env, cwd: dir });
   assert.deepEqual(JSON.parse(nd.stdout.trim()), { firstName: 'Ada', lastName: 'Lovelace', phone: '+447400100123', tags: ['vip', '2026'] });
   const bad = await runCli(['import', file, '--format', 'csv'], { env, cwd: dir });
@@ -102,10 +105,10 @@ test('Ctrl-C: the summary counts every row read, the rows aborted in flight as u
   const run = startCli(['import', file, '--json'], { env: envFor(sb, t) });
   await waitFor(() => sb.contacts().length >= 30);
   run.child.kill('SIGINT');
-  await new Promise((r) => setTimeout(r, 30));
+  await waitFor(() => run.stderr().includes('stopping: no new rows'), 30_000, 'the first Ctrl-C taken');
   run.child.kill('SIGINT'); // the second aborts what is in flight
   const r = await run.result;
-  assert.equal(r.code, 130, r.stderr);
+  assert.ok(endedByCtrlC(r), `exit ${r.code} ${r.signal}: ${r.stderr}`);
   const s = JSON.parse(r.stdout);
   assert.equal(s.rows, s.created + s.matched + s.rejected + s.duplicates + s.failed + s.skipped + (s.unfinished ?? 0), JSON.stringify(s));
 });
@@ -125,7 +128,7 @@ test('a header-only file: exit 0 and a warning; -q still says in one line that r
   assert.match(q.stderr, /1 rejected, 0 duplicates, 0 failed of 2 rows/);
 });
 
-test('finished journals are pruned on start: the 20 newest kept, none older than 30 days', async (t) => {
+test('finished job records are kept 30 days — or the jobsKept newest — and unfinished ones always', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0 });
   const dir = tempDir(t);
   const config = tempDir(t);
@@ -135,10 +138,21 @@ test('finished journals are pruned on start: the 20 newest kept, none older than
   for (let i = 0; i < 25; i++) writeFileSync(join(journals, `j${i}.done-${now - i * 1000}.jsonl`), '{}\n');
   writeFileSync(join(journals, `old.done-${now - 40 * 24 * 3600 * 1000}.jsonl`), '{}\n');
   writeFileSync(join(journals, 'unfinished.jsonl'), '{"r":1,"s":"failed"}\n');
-  const r = await runCli(['import', writeLeads(dir, 3)], { env: envFor(sb, t, { CALLCTL_CONFIG_DIR: config }) });
+  const env = envFor(sb, t, { CALLCTL_CONFIG_DIR: config });
+  const r = await runCli(['import', writeLeads(dir, 3)], { env });
   assert.equal(r.code, 0, r.stderr);
-  const left = readdirSync(journals);
-  assert.ok(!left.some((n) => n.startsWith('old.')), 'the 40-day-old journal is gone');
-  assert.equal(left.filter((n) => n.includes('.done-')).length, 21, 'twenty kept before this run, and this run\'s');
+  let left = readdirSync(journals);
+  assert.ok(!left.some((n) => n.startsWith('old.')), 'the 40-day-old record is gone');
+  assert.equal(left.filter((n) => n.includes('.done-')).length, 26, 'every one of the last 30 days kept, and this run\'s');
   assert.ok(left.includes('unfinished.jsonl'), 'an unfinished journal is never pruned');
+
+  assert.equal((await runCli(['config', 'set', 'jobsKept', '5'], { env })).code, 0);
+  const again = await runCli(['import', writeLeads(dir, 4)], { env });
+  assert.equal(again.code, 0, again.stderr);
+  left = readdirSync(journals);
+  const done = left.filter((n) => n.includes('.done-'));
+  assert.equal(done.length, 5, `jobsKept 5: the five newest, this run's among them (${done.join(', ')})`);
+  assert.deepEqual(done.filter((n) => n.startsWith('j')).map((n) => n.split('.')[0]).sort(), ['j0', 'j1', 'j2'], 'the oldest went first');
+  assert.ok(left.includes('unfinished.jsonl'), 'an unfinished journal is never pruned');
+  assert.equal((await runCli(['config', 'set', 'jobsKept', '0'], { env })).code, 2, 'jobsKept must be 1 or more');
 });

@@ -37,6 +37,8 @@ test('faults (500, 503, drops, held replies past the timeout) are retried for GE
     log: new Logger(new PassThrough(), 'quiet', false), now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))),
   });
   t.after(() => c.close());
+  // A bulk job's patience: a one-shot command gives up after --timeout (here 200 ms) in all.
+  c.forBulkJob();
   const phones = Array.from({ length: 40 }, (_, i) => `+4420794600${String(i).padStart(2, '0')}`);
   // With 30 % faults, one request in 1,400 meets a fault on all six attempts (0.3^6) and fails,
   // as it should: sent again, as an operator would — a POST that did land must not land twice.

@@ -1,4 +1,4 @@
-// One gate for several processes sharing a budget (src/http/central-gate.ts, docs/pacing.md "One
+// One gate for several processes sharing a budget (src/pace/shared-gate.ts, docs/pacing.md "One
 // budget, several processes"): driven over three simulated processes on a virtual clock by
 // test/helpers/shared-sim.ts. Real Redis and HTTP confirm the figures in BENCHMARKS.md §6.
 import { test } from 'node:test';
@@ -274,7 +274,7 @@ const cells = [
   { headers: 'draft8', shape: 'bucket', rate: 60, burst: 10, share: 0.97, max429: 0.01 },
   { headers: 'x', shape: 'bucket', rate: 200, burst: 20, share: 0.97, max429: 0.01 },
   // Spent, its refill estimate was still the first pace: 19 went at once after the first pause,
-  // and 15–17 % of requests met a 429 (src/http/pacer.ts, the reset's bound).
+  // and 15–17 % of requests met a 429 (src/pace/, the reset's bound).
   { headers: 'draft6', shape: 'bucket', rate: 4, burst: 40, share: 0.95, max429: 0.02 },
   { headers: 'none', shape: 'window', rate: 100, windowMs: 1000, share: 0.9, max429: 0.02 },
   { headers: 'draft6', shape: 'window', rate: 100, windowMs: 1000, share: 0.95, max429: 0.01 },

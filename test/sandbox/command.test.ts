@@ -23,17 +23,17 @@ test('without --json it prints the base URL and its three keys for a person; SIG
   assert.equal((await run.result).code, 0);
 });
 
-test('--wire-delay: the limit line says how far away it answers, and an answer takes the round trip', async (t) => {
+// How long an answer takes is the sandbox's own test (sandbox.test.ts, --wire-delay, on recorded
+// waits); here, that the command passes the delay on and says so.
+test('--wire-delay: the limit line says how far away it answers, and it answers', async (t) => {
   const run = startCli(['sandbox', '--port', '0', '--wire-delay', '60', '--rate-limit', '5', '--ratelimit-headers', 'none']);
   t.after(() => run.child.kill('SIGKILL'));
   const text = (await firstLines(run, 5)).join('\n');
   assert.match(text, /rate limit\s+5\/s, burst 5, headers none, 60 ms each way/);
   const base = /listening on (http:\/\/\S+)/.exec(text)?.[1] as string;
   const key = /secret key\s+(sk_live_\w+)/.exec(text)?.[1] as string;
-  const t0 = performance.now();
   const res = await fetch(`${base}/contacts`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(res.status, 200);
-  assert.ok(performance.now() - t0 >= 115, 'answered after the round trip');
   run.child.kill('SIGINT');
   assert.equal((await run.result).code, 0);
 });

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { pages } from '../../http/paginate.js';
+import { escapeControls } from '../../output/escape.js';
 import { createListWriter, writeOut } from '../../output/writers.js';
 import { requireFormat } from '../../output/format-check.js';
 
@@ -59,7 +60,7 @@ export async function run(ctx: Context, o: ApiOptions): Promise<number> {
     return 0;
   }
   const res = await client.request({ method, path, query, ...(body !== undefined ? { body } : {}) });
-  if (res.body !== undefined) await writeOut(out, `${typeof res.body === 'string' ? res.body : ctx.format === 'ndjson' ? JSON.stringify(res.body) : JSON.stringify(res.body, null, 2)}\n`);
+  if (res.body !== undefined) await writeOut(out, `${typeof res.body === 'string' ? (out.isTTY === true ? escapeControls(res.body, true) : res.body) : ctx.format === 'ndjson' ? JSON.stringify(res.body) : JSON.stringify(res.body, null, 2)}\n`);
   else ctx.log.info(`${res.status} (no body)`);
   return 0;
 }

@@ -17,17 +17,22 @@ export function registerCalls(program: Command, bind: Bind, verbs = true): void 
     .option('--outcome <outcome>', 'only calls with this outcome (snake_case, e.g. booked_job); reads every page')
     .option('--since <date>', 'only calls started at or after this time (2026-10-01 or ISO 8601); reads every page')
     .option('--until <date>', 'only calls started before this time; a date alone includes that whole day (UTC); reads every page')
+    .option('--contact <id|phone>', 'only the calls of this contact — or of every contact with this phone, as contacts find --phone; reads every page')
+    .option('--country <CC>', 'with --contact: region for a national-format phone (default: the profile\'s country)')
     .addHelpText(
       'after',
       `
-The API lists calls without filters: with --outcome, --since or --until every page is read and the
-matching calls are printed as each page arrives (--max stops early). --since/--until compare the
-call's startedAt; a call without one is left out. Dates without a time or zone are UTC.
+The API lists calls without filters: with --outcome, --since, --until or --contact every page is read
+and the matching calls are printed as each page arrives (--max stops early). --since/--until
+compare the call's startedAt; a call without one is left out. Dates without a time or zone are
+UTC. --contact compares the call's contactId (or contact_id, or contact). The table's columns are
+the fields the calls have (a service that calls the source "source" shows Source).
 
 Examples:
   callctl calls ls
-  callctl calls ls --all --format ndjson > calls.ndjson
-  callctl calls ls --outcome booked_job --since 2026-10-01 --until 2026-10-31 --json`,
+  callctl calls list --all --format ndjson > calls.ndjson
+  callctl calls ls --outcome booked_job --since 2026-10-01 --until 2026-10-31 --json
+  callctl calls ls --contact "+44 7911 123456" --all`,
     )
     .action(bind(typed(callsLsOptions, () => import('./ls.js'))));
 
@@ -55,7 +60,7 @@ Examples:
   calls
     .command('summary')
     .description('total every call per outcome (and per --by field): calls, and value per currency — reads every page')
-    .option('--by <field>', 'also group by this field of the call, e.g. channel')
-    .addHelpText('after', '\nExamples:\n  callctl calls summary\n  callctl calls summary --by channel --json')
+    .option('--by <field>', 'also group by this field of the call as the service returns it, e.g. source; a field no call has is exit 2, naming those they have')
+    .addHelpText('after', '\nCalls without the --by field are grouped under (none).\n\nExamples:\n  callctl calls summary\n  callctl calls summary --by source --json')
     .action(bind(typed(callsSummaryOptions, () => import('./summary.js'))));
 }

@@ -4,6 +4,7 @@
  * before the other.
  */
 import { UsageError } from '../../errors.js';
+import { str } from '../../values.js';
 import { type ListOptions, listOptions } from '../list-options.js';
 
 export type CallsLsOptions = ListOptions & {
@@ -12,6 +13,10 @@ export type CallsLsOptions = ListOptions & {
   since: number | undefined;
   /** Epoch milliseconds: calls started before. */
   until: number | undefined;
+  /** `--contact`: a contact id, or a phone (resolved to its person's contacts as `contacts find --phone`). */
+  contact: string | undefined;
+  /** `--country`: the region for a national-format `--contact` phone. */
+  country: string | undefined;
 };
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -32,5 +37,9 @@ export function callsLsOptions(_args: string[], opts: Record<string, unknown>): 
   const since = typeof opts.since === 'string' ? parseTime('--since', opts.since, false) : undefined;
   const until = typeof opts.until === 'string' ? parseTime('--until', opts.until, true) : undefined;
   if (since !== undefined && until !== undefined && since >= until) throw new UsageError(`--since ${String(opts.since)} is not before --until ${String(opts.until)}`);
-  return { ...listOptions(opts), outcome, since, until };
+  const contact = typeof opts.contact === 'string' ? opts.contact.trim() : undefined;
+  if (contact === '') throw new UsageError('--contact is empty', 'give a contact id or a phone');
+  const country = str(opts.country);
+  if (country !== undefined && contact === undefined) throw new UsageError('--country applies only with --contact <phone>');
+  return { ...listOptions(opts), outcome, since, until, contact, country };
 }

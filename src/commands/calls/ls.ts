@@ -1,15 +1,20 @@
-/** `callctl calls ls`: one page, or pages streamed; `--outcome`/`--since`/`--until` filter while paging. */
+/**
+ * `callctl calls ls`: one page, or pages streamed; `--outcome`/`--since`/`--until`/`--contact`
+ * filter while paging. The columns are the fields the calls have (src/api/calls.ts).
+ */
 import type { Context } from '../../context.js';
-import { CALL_CSV, CALL_TABLE, listCalls } from '../../api/calls.js';
+import { callCsvColumns, callTableColumns, contactOfCall, fieldsOf, type ListedCall, listCalls } from '../../api/calls.js';
+import { UsageError } from '../../errors.js';
+import type { ApiClient } from '../../http/client.js';
 import { runList } from '../list.js';
 import type { CallsLsOptions } from './ls-options.js';
 
-/** Keeps the calls with the outcome, started in [since, until); a call without a start time has none. */
-function callFilter({ outcome, since, until }: CallsLsOptions): ((item: unknown) => boolean) | undefined {
-  if (outcome === undefined && since === undefined && until === undefined) return undefined;
-  return (item) => {
-    const c = item as { outcome?: unknown; startedAt?: unknown };
+/** Keeps the calls with the outcome, started in [since, until), of the contacts; a call without a start time has none. */
+function callFilter({ outcome, since, until }: CallsLsOptions, contacts: Set<string> | undefined): ((c: ListedCall) => boolean) | undefined {
+  if (outcome === undefined && since === undefined && until === undefined && contacts === undefined) return undefined;
+  return (c) => {
     if (outcome !== undefined && c.outcome !== outcome) return false;
+    if (contacts !== undefined && !contacts.has(contactOfCall(c) ?? '')) return false;
     if (since === undefined && until === undefined) return true;
     const at = typeof c.startedAt === 'string' ? Date.parse(c.startedAt) : Number.NaN;
     if (Number.isNaN(at)) return false;
@@ -17,7 +22,51 @@ function callFilter({ outcome, since, until }: CallsLsOptions): ((item: unknown)
   };
 }
 
-export function run(ctx: Context, o: CallsLsOptions): Promise<number> {
-  const filter = callFilter(o);
-  return runList(ctx, o, { list: listCalls, table: CALL_TABLE, csv: CALL_CSV, ...(filter ? { filter } : {}) });
+/**
+ * The contact ids `--contact` stands for: an id as given, or a phone's person — every contact
+ * `contacts find --phone` returns (src/contacts/people.ts). A bare value is a phone as in a file of
+ * erasure requests (src/contacts/asked.ts); an e-mail is taken as an id.
+ */
+async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): Promise<Set<string> | undefined> {
+  if (o.contact === undefined) return undefined;
+  const { askedKind, phoneOf } = await import('../../contacts/asked.js');
+  const { regionOf } = await import('../../phone/e164.js');
+  const region = regionOf(o.country, (await ctx.settings()).country);
+  const text = o.contact.trim();
+  const hint = 'give a contact id, or the phone in international format (+44…) or with --country';
+  if (askedKind(text) !== 'phone') {
+    if (text === '.' || text === '..') throw new UsageError(`--contact ${o.contact}: the id "${text}" cannot be sent as a path segment`, hint);
+    return new Set([text]);
+  }
+  let number;
+  try {
+    number = phoneOf(text, undefined, region);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`--contact ${o.contact}: ${err.message}`, hint);
+  }
+  const { PeopleIndex } = await import('../../contacts/people.js');
+  const people = await PeopleIndex.load(client, region);
+  const ids = people.phone(number).map((c) => c.id);
+  ctx.log.info(`${number.e164 ?? text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
+  return new Set(ids);
+}
+
+export async function run(ctx: Context, o: CallsLsOptions): Promise<number> {
+  const client = await ctx.api();
+  const contacts = await contactIds(ctx, client, o);
+  const filter = callFilter(o, contacts);
+  // What the calls read say of a contact: none of them having a contact field is not "no calls".
+  let linked = false;
+  const read: ListedCall[] = [];
+  const watch = contacts === undefined ? filter : (item: ListedCall) => {
+    if (!linked && contactOfCall(item) !== undefined) linked = true;
+    else if (!linked && read.length < 100) read.push(item);
+    return filter?.(item) ?? true;
+  };
+  const code = await runList(ctx, o, { list: listCalls, table: callTableColumns, csv: callCsvColumns, ...(watch ? { filter: watch } : {}) });
+  if (contacts !== undefined && !linked && read.length > 0) {
+    throw new UsageError('the calls carry no contact field (contactId, contact_id or contact): --contact cannot tell whose they are', `their fields: ${fieldsOf(read).join(', ')}`);
+  }
+  return code;
 }

@@ -5,6 +5,7 @@
 import { UsageError } from '../../errors.js';
 import { fileJobValues } from '../file-options.js';
 import type { WritebackOptions } from '../../writeback/run-writeback.js';
+import { str, strings } from '../../values.js';
 
 export type OutcomeOptions =
   | { kind: 'one'; callId: string; outcome: string; value: number | undefined; currency: string | undefined }
@@ -14,7 +15,6 @@ const FILE_ONLY = ['dryRun', 'resume', 'restart', 'rejects', 'map', 'encoding', 
 const flagName = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 export function outcomeOptions(args: string[], opts: Record<string, unknown>): OutcomeOptions {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const [callId, outcome] = args;
   const from = str(opts.from);
   const currency = str(opts.currency);
@@ -23,7 +23,7 @@ export function outcomeOptions(args: string[], opts: Record<string, unknown>): O
     const o: { kind: 'file' } & WritebackOptions = {
       kind: 'file',
       file: from,
-      map: Array.isArray(opts.map) ? opts.map.map(String) : [],
+      map: strings(opts.map),
       ...fileJobValues(opts),
     };
     if (currency !== undefined) o.currency = currency;

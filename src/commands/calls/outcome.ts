@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { CALL_CSV, writeOutcome } from '../../api/calls.js';
+import { writeOutcome } from '../../api/calls.js';
 import { writeRecord } from '../../output/writers.js';
 import { checkOutcome } from '../../writeback/check.js';
 import type { OutcomeOptions } from './outcome-options.js';
@@ -29,7 +29,7 @@ export async function run(ctx: Context, o: OutcomeOptions): Promise<number> {
   if (outcome.value === undefined) await warnValueReplaced(ctx, callId);
   const call = await writeOutcome(client, callId, outcome);
   ctx.log.info(`outcome of call ${callId} set to ${outcome.outcome}${outcome.value !== undefined ? ` (${outcome.value} ${outcome.currency})` : ''}`);
-  if (format !== 'table') await writeRecord(ctx.deps.io.stdout, format, call, CALL_CSV);
+  if (format !== 'table') await writeRecord(ctx.deps.io.stdout, format, call, undefined, ctx);
   return 0;
 }
 
@@ -54,7 +54,7 @@ async function warnUnseen(ctx: Context, vocabulary: readonly string[] | undefine
  */
 async function warnValueReplaced(ctx: Context, callId: string): Promise<void> {
   const { getCall } = await import('../../api/calls.js');
-  const call = (await getCall(await ctx.api(), callId).catch(() => undefined)) as { value?: unknown; currency?: unknown } | undefined;
+  const call = await getCall(await ctx.api(), callId).catch(() => undefined);
   if (call && typeof call.value === 'number') {
     const cur = typeof call.currency === 'string' ? ` --currency ${call.currency}` : '';
     ctx.log.warn(`call ${callId} has a value of ${call.value}${cur ? ` ${String(call.currency)}` : ''}: it is sent without one and may be replaced (to keep it, add --value ${call.value}${cur})`);

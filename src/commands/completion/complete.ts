@@ -101,7 +101,10 @@ export async function candidates(program: Command, shell: string, input: string[
   }
   if (cur.startsWith('-')) return filter(flags(cmd), cur);
 
-  const subs = positionals.length === 0 ? cmd.createHelp().visibleCommands(cmd).map((c) => ({ value: c.name(), description: c.description() })) : [];
+  // A verb's aliases (`list` for `ls`, commands/aliases.ts) are offered beside its name. A command
+  // that takes a file of its own (`import <file>`) offers no subcommand (`undo`): the shell's file
+  // names would be hidden behind it.
+  const subs = positionals.length === 0 && cmd.registeredArguments.length === 0 ? cmd.createHelp().visibleCommands(cmd).flatMap((c) => [c.name(), ...c.aliases()].map((value) => ({ value, description: c.description() }))) : [];
   return filter([...subs, ...(await positionalValues(cmd, positionals, env))], cur);
 }
 
@@ -137,9 +140,9 @@ async function optionValues(opt: Option, values: Record<string, string>, env: En
 async function sheets(file: string): Promise<Candidate[]> {
   const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
   try {
-    const { headOf, isZip, sheetsOf } = await import('../../import/xlsx.js');
+    const { headOf, isZip, sheetsOf } = await import('../../source/xlsx-zip.js');
     if (!isZip(headOf(path))) return [];
-    return sheetsOf(path).map((s) => ({ value: s.name }));
+    return [...sheetsOf(path).map((s) => ({ value: s.name })), { value: 'all', description: 'every sheet whose header maps' }];
   } catch {
     // No such file (yet), or not a workbook: nothing to offer.
     return [];
@@ -164,14 +167,26 @@ async function positionalValues(cmd: Command, positionals: string[], env: Env): 
   }
   if (cmd.name() === 'config' && positionals.length === 2 && positionals[0] === 'set' && positionals[1] === 'country') return regions();
   if (arg?.argChoices?.length) return arg.argChoices.map((value) => ({ value }));
+  if (arg?.name() === 'job' && positionals.length === 0) return jobIds(env);
   return [];
+}
+
+/** The ids of the jobs in the records, newest first, each described by its kind, file and state. */
+async function jobIds(env: Env): Promise<Candidate[]> {
+  try {
+    const { readJobs } = await import('../../bulk/records.js');
+    const { journalsDir } = await import('../../bulk/job.js');
+    return readJobs(journalsDir((await ConfigStore.open(env)).path)).map((j) => ({ value: j.id, description: `${j.kind} of ${j.file === '-' ? 'stdin' : j.file} (${j.state})` }));
+  } catch {
+    return [];
+  }
 }
 
 /** Profile names in the config file, and "default" (ConfigStore reads it as plain JSON). */
 async function profiles(env: Env): Promise<Candidate[]> {
   const names = new Set(['default']);
   try {
-    for (const name of Object.keys((await ConfigStore.open(env)).profiles())) names.add(name);
+    for (const name of (await ConfigStore.open(env)).names()) names.add(name);
   } catch {
     // An unreadable config: only the default profile.
   }

@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { PROFILE_KEYS } from '../../config/store.js';
-import type { Sourced } from '../../config/settings.js';
+import { IN_KEYCHAIN, type Sourced } from '../../config/settings.js';
 import { maskKey } from '../../output/mask.js';
 
 export const KEYS = [...PROFILE_KEYS, 'apiKey'] as const;
@@ -52,12 +52,17 @@ export async function parseValue(key: Key, value: string): Promise<string | numb
       if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError('concurrency must be an integer from 1 to 64');
       return n;
     }
+    case 'jobsKept': {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1) throw new UsageError('jobsKept must be a whole number of finished jobs to keep, 1 or more', 'unset it to keep those of the last 30 days');
+      return n;
+    }
   }
 }
 
 export function shown(key: Key, value: unknown): string {
   if (value === undefined) return '';
-  return key === 'apiKey' ? maskKey(String(value)) : String(value);
+  return key === 'apiKey' && value !== IN_KEYCHAIN ? maskKey(String(value)) : String(value);
 }
 
 /** `flag --base-url`, `env CALLCTL_BASE_URL`, `profile "default"`, `default`. */
@@ -74,5 +79,6 @@ export const SET_BY: Record<Key, string> = {
   outcomes: 'callctl config set outcomes booked_job,no_answer,…',
   rate: '--rate, CALLCTL_RATE or callctl config set rate; unset means adaptive',
   concurrency: '--concurrency or callctl config set concurrency',
+  jobsKept: 'callctl config set jobsKept N; unset means every finished job of the last 30 days',
 };
 

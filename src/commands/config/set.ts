@@ -12,7 +12,7 @@ export async function run(ctx: Context, o: ConfigOptions): Promise<number> {
   const parsed = await parseValue(key, value);
   const store = await ctx.config();
   const name = ctx.profileName;
-  const profile = store.profile(name);
+  const profile = store.rawProfile(name);
   await store.writeProfile(name, { ...profile, [key]: parsed });
   ctx.log.info(`${key} set to ${String(parsed)} in profile "${name}"`);
   // A flag or a variable in effect hides the profile's value: say so, or the operator is misled.

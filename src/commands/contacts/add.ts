@@ -13,6 +13,6 @@ export async function run(ctx: Context, o: AddOptions): Promise<number> {
   const { status, contact } = await createContact(await ctx.api(), fields);
   const id = typeof contact === 'object' && contact !== null && 'id' in contact ? contact.id : undefined;
   ctx.log.info(status === 201 ? `created contact ${String(id ?? '')}` : `matched existing contact ${String(id ?? '')} by phone; the given fields were merged into it`);
-  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
+  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV, ctx);
   return 0;
 }

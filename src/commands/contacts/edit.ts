@@ -27,13 +27,13 @@ export async function run(ctx: Context, o: EditOptions): Promise<number> {
     const next = [...new Set([...had.filter((t) => !remove.includes(t)), ...add.filter((t) => !remove.includes(t))])];
     if (Object.keys(fields).length === 0 && next.length === had.length && next.every((t, i) => t === had[i])) {
       ctx.log.info(`tags of contact ${id} unchanged: ${had.join(', ') || '(none)'}; nothing sent`);
-      await writeRecord(ctx.deps.io.stdout, format, current, CONTACT_CSV);
+      await writeRecord(ctx.deps.io.stdout, format, current, CONTACT_CSV, ctx);
       return 0;
     }
     fields.tags = next;
   }
   const contact = await updateContact(client, id, fields);
   ctx.log.info(`updated ${Object.keys(fields).join(', ')} of contact ${id}${changesTags ? ` (tags now: ${(fields.tags ?? []).join(', ') || 'none'})` : ''}`);
-  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
+  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV, ctx);
   return 0;
 }

@@ -5,6 +5,7 @@
  * runs (fields.ts), because `--data` can name a file.
  */
 import { STRING_FIELDS } from '../../api/fields.js';
+import { str } from '../../values.js';
 import { required } from '../parse.js';
 
 export type StringField = (typeof STRING_FIELDS)[number];
@@ -40,7 +41,7 @@ function fieldInput(opts: Record<string, unknown>): FieldInput {
     data: opts.data !== undefined ? String(opts.data) : undefined,
     flags,
     tags: Array.isArray(opts.tag) ? opts.tag.map(String) : undefined,
-    country: typeof opts.country === 'string' ? opts.country : undefined,
+    country: str(opts.country),
   };
 }
 

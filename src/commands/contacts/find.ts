@@ -1,41 +1,56 @@
 /**
- * `callctl contacts find --phone <number> | --email <address>`: every contact that is this person.
- * The API shows no search, so every page is read, streamed (memory stays flat): a stored phone is
- * compared as E.164 (a national-format one read with the region), so the twins a national-format
- * POST creates are found with the original. Exit 4 when none matches.
+ * `callctl contacts find --phone <number> | --email <address> | --name <text>`: every contact that
+ * is this person. The API shows no search, so every page is read, streamed (memory stays flat).
+ * A phone is compared by its digits (src/phone/compare.ts): a stored national-format one read with
+ * the region, valid or not — so the twins a national-format POST creates are found with the
+ * original, and a number libphonenumber calls invalid is still found (one line says so). Only a
+ * text with too few digits to identify anyone is refused. Exit 4 when none matches.
  */
-import { CONTACT_CSV, CONTACT_TABLE } from '../../api/contacts.js';
+import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { everyContact } from '../../erasure/people.js';
+import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
-import { regionOf, toE164 } from '../../phone/e164.js';
+import { sameNumber } from '../../phone/compare.js';
+import { regionOf } from '../../phone/e164.js';
 import type { FindOptions } from './options.js';
+
+type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string };
+
+/** The test a contact must pass, and what it is in the summary line. */
+function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
+  if (o.by === 'phone') {
+    const wanted = phoneOf(o.phone, undefined, region);
+    for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), numbers: [wanted] }], region, true)) ctx.log.warn(note);
+    return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.others.length === 0 && wanted.e164 !== undefined ? wanted.e164 : o.phone.trim()}` };
+  }
+  if (o.by === 'email') {
+    // Checked after the region: with a bad --country as well, the region's error is the one shown.
+    const wanted = emailKey(o.email);
+    if (wanted === '') throw new UsageError('--email is empty');
+    return { test: (s) => s.email === wanted, what: `with e-mail ${wanted}` };
+  }
+  // A name of separators only (`---`) has no word to look for: it matches no one.
+  const matches = nameMatcher(o.name);
+  return { test: (_s, raw) => matches?.(raw) === true, what: `named ${o.name.trim()}` };
+}
 
 export async function run(ctx: Context, o: FindOptions): Promise<number> {
   const region = regionOf(o.country, (await ctx.settings()).country);
-  let wanted: string;
-  if (o.by === 'phone') {
-    const read = toE164(o.phone, region);
-    if (!read.ok) throw new UsageError(read.reason, 'give the number in international format (+44…) or with --country');
-    wanted = read.e164;
-  } else {
-    // Checked after the region: with a bad --country as well, the region's error is the one shown.
-    wanted = o.email.trim().toLowerCase();
-    if (wanted === '') throw new UsageError('--email is empty');
-  }
+  const { test, what } = testOf(ctx, o, region);
   const format = ctx.format;
   const client = await ctx.api();
-  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE);
+  const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE, ctx);
   let found = 0;
   let read = 0;
   for await (const { stored, raw } of everyContact(client, region)) {
     read += 1;
-    if ((o.by === 'phone' ? stored.e164 : stored.email) !== wanted) continue;
+    if (!test(stored, raw)) continue;
     found += 1;
     await writer.write([raw]);
   }
   await writer.end();
-  ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${o.by === 'phone' ? `with phone ${wanted}` : `with e-mail ${wanted}`}`);
+  ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${what}`);
   return found > 0 ? EXIT.ok : EXIT.notFound;
 }

@@ -7,6 +7,6 @@ import type { ContactsGetOptions } from './options.js';
 export async function run(ctx: Context, o: ContactsGetOptions): Promise<number> {
   const format = ctx.format;
   const contact = await getContact(await ctx.api(), o.id);
-  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV);
+  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV, ctx);
   return 0;
 }

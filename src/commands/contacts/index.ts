@@ -82,37 +82,51 @@ Examples:
 
   contacts
     .command('rm')
-    .description('erase contacts and all their history (calls, recordings) — irreversible: one id, every contact that is a phone\'s person, or a file of erasure requests')
+    .description('erase contacts and all their history (calls, recordings) — irreversible: one id, every contact that is a phone\'s or e-mail\'s person, or a file of erasure requests')
     .argument('[id]', 'contact id')
     .addOption(new Option('--confirm', 'required: confirms the irreversible erasure'))
-    .option('--phone <number>', 'erase every contact with this phone, national-format twins included (as contacts find --phone)')
-    .option('--from <file>', 'a file of erasure requests: an id or phone a line, or a CSV with an id or phone column (- for stdin)')
+    .option('--phone <number>', 'erase every contact with this number, compared by its digits as contacts find --phone (national-format twins and invalid numbers included)')
+    .option('--email <address>', 'erase every contact with this e-mail (case and surrounding spaces ignored)')
+    .option('--from <file>', 'a file of erasure requests: an id, phone or e-mail a line, or a CSV with id, phone or e-mail columns (- for stdin)')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
-    .option('--dry-run', 'resolve exactly as the real run and print what would be erased; send no DELETE')
-    .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl; required for stdin)')
+    .option('--dry-run', 'resolve exactly as the real run and print what would be erased, and which of your own files hold them; send no DELETE')
+    .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl, or erasures/<date>.jsonl in the config folder)')
+    .option('--purge-local', 'also remove the people\'s rows from the rejects and changes files callctl wrote (other rows kept byte for byte)')
     .addOption(new Option('--resume', 'with --from: continue the unfinished erasure of this file').conflicts('restart'))
     .addOption(new Option('--restart', 'with --from: ignore the journal of an earlier run').conflicts('resume'))
     .addOption(new Option('--encoding <name>', 'with --from: file encoding (default: detected)').choices(ENCODINGS))
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl contacts rm ct_123\n  callctl contacts rm ct_123 --confirm --json\n  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm\n  callctl contacts rm --from requests.csv --dry-run\n  callctl contacts rm --from requests.csv --confirm --receipts erasures.jsonl',
+      `
+Every erasure leaves receipts — one JSON line per contact erased, no phone, name or e-mail — and
+names the rejects and changes files callctl wrote that still hold the person; --purge-local
+removes those rows and records the files cleaned in the receipts.
+
+Examples:
+  callctl contacts rm ct_123
+  callctl contacts rm ct_123 --confirm --json
+  callctl contacts rm --phone "+44 7911 123456" --country GB --confirm
+  callctl contacts rm --email ada@example.com --dry-run
+  callctl contacts rm --from requests.csv --dry-run
+  callctl contacts rm --from requests.csv --confirm --purge-local --receipts erasures.jsonl`,
     )
     .action(bind(typed(rmOptions, () => import('./rm.js'))));
 
   contacts
     .command('find')
-    .description('every contact that is this person: by phone (national-format twins included) or e-mail — reads every page')
-    .option('--phone <number>', 'the phone, in any format (read as E.164)')
+    .description('every contact that is this person: by phone (compared by its digits, national-format twins and invalid numbers included), e-mail or name — reads every page')
+    .option('--phone <number>', 'the phone, in any format (at least six digits)')
     .option('--email <address>', 'the e-mail (case and surrounding spaces ignored)')
+    .option('--name <text>', 'first and last name (case and accents ignored: "zoe muller" finds Zoë Müller)')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
-    .addHelpText('after', '\nExamples:\n  callctl contacts find --phone "+44 7911 123456" --country GB\n  callctl contacts find --email Ada@Example.com --json')
+    .addHelpText('after', '\nExamples:\n  callctl contacts find --phone "+44 7911 123456" --country GB\n  callctl contacts find --phone "07700 900123" --country GB --json\n  callctl contacts find --email Ada@Example.com --json\n  callctl contacts find --name "zoe muller"')
     .action(bind(typed(findOptions, () => import('./find.js'))));
 
   contacts
     .command('dupes')
-    .description('contacts whose phones are one number in different formats, and phones stored in national format — reads every page')
+    .description('contacts whose phones are one number (compared by digits, valid or not), and phones stored in national format — reads every page')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
-    .option('--fix', 'rewrite a national-format phone to E.164 where no other contact has that number (groups are only reported)')
+    .option('--fix', 'rewrite a national-format phone to E.164 where it is a valid number and no other contact has it (the rest are listed for a person)')
     .addHelpText('after', '\nExamples:\n  callctl contacts dupes --country GB\n  callctl contacts dupes --country GB --fix --json')
     .action(bind(typed(dupesOptions, () => import('./dupes.js'))));
 }

@@ -1,14 +1,13 @@
 /** `callctl contacts ls`: one page, or pages streamed; `--tag`/`--status` filter while paging. */
 import type { Context } from '../../context.js';
-import { CONTACT_CSV, CONTACT_TABLE, listContacts } from '../../api/contacts.js';
+import { CONTACT_CSV, CONTACT_TABLE, type ListedContact, listContacts } from '../../api/contacts.js';
 import { runList } from '../list.js';
 import type { ContactsLsOptions } from './ls-options.js';
 
 /** Keeps contacts that carry every given tag and the given status, ignoring case. */
-function contactFilter({ tags, status }: ContactsLsOptions): ((item: unknown) => boolean) | undefined {
+function contactFilter({ tags, status }: ContactsLsOptions): ((c: ListedContact) => boolean) | undefined {
   if (tags.length === 0 && status === undefined) return undefined;
-  return (item) => {
-    const c = item as { tags?: unknown; status?: unknown };
+  return (c) => {
     if (status !== undefined && (typeof c.status !== 'string' || c.status.toLowerCase() !== status)) return false;
     const has = Array.isArray(c.tags) ? c.tags.map((t) => String(t).toLowerCase()) : [];
     return tags.every((t) => has.includes(t));

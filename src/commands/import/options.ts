@@ -2,12 +2,12 @@
 import type { ImportOptions } from '../../import/run-import.js';
 import { fileJobValues } from '../file-options.js';
 import { required } from '../parse.js';
+import { str, strings } from '../../values.js';
 
 export function importOptions(args: string[], opts: Record<string, unknown>): ImportOptions {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const o: ImportOptions = {
     file: required(args, 0, 'file'),
-    map: Array.isArray(opts.map) ? opts.map.map(String) : [],
+    map: strings(opts.map),
     ...fileJobValues(opts),
     allowNoPhone: opts.allowNoPhone === true,
     checkExisting: opts.checkExisting === true,

@@ -22,9 +22,10 @@ export function registerSandbox(program: Command, bind: Bind): void {
     .option('--fault-delay <ms>', 'how long a held-back reply waits', integer(0), 5000)
     .option('--seed <n>', 'create this many calls (and their contacts) at start', integer(0), 0)
     .option('--data <file>', 'load state from this file at start, save it at exit')
+    .option('--call-source-field <name>', 'the name of a call\'s source field (google_ads, website…), in calls, --seed data and /analytics/outcomes', 'channel')
     .addHelpText(
       'after',
-      '\nExamples:\n  callctl sandbox --port 4010 --seed 20\n  callctl sandbox --port 0 --json --rate-limit 5 --faults 0.2\n  callctl sandbox --limiter window --window 10000 --rate-limit 30 --ratelimit-headers none\n  callctl sandbox --limiter concurrency --max-inflight 3 --latency 40',
+      '\nExamples:\n  callctl sandbox --port 4010 --seed 20\n  callctl sandbox --port 0 --json --rate-limit 5 --faults 0.2\n  callctl sandbox --limiter window --window 10000 --rate-limit 30 --ratelimit-headers none\n  callctl sandbox --limiter concurrency --max-inflight 3 --latency 40\n  callctl sandbox --seed 20 --call-source-field source',
     )
     .action(bind(typed(sandboxOptions, () => import('./run.js'))));
 }

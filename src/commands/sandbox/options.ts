@@ -1,6 +1,8 @@
 /** `callctl sandbox`'s options, typed from commander's values (each already parsed and range-checked there). */
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { HeaderStyle, LimiterShape } from '../../sandbox/ratelimit.js';
+import { UsageError } from '../../errors.js';
+import { callSourceFieldError } from './call-fields.js';
 import { choice } from '../parse.js';
 
 /**
@@ -30,5 +32,10 @@ export function sandboxOptions(_args: string[], opts: Record<string, unknown>): 
   };
   if (typeof opts.burst === 'number') o.burst = opts.burst;
   if (typeof opts.data === 'string') o.dataFile = opts.data;
+  if (typeof opts.callSourceField === 'string') {
+    const wrong = callSourceFieldError(opts.callSourceField);
+    if (wrong) throw new UsageError(`--call-source-field ${wrong}`, 'e.g. --call-source-field source');
+    o.callSourceField = opts.callSourceField;
+  }
   return o;
 }

@@ -1,0 +1,60 @@
+/**
+ * What a person gives to find someone (`find --phone`, `rm --phone`, a request file's lines,
+ * `calls ls --contact`): an e-mail, a phone or an id. A phone is read by its digits
+ * (src/phone/compare.ts), never refused for being invalid — only for holding too few digits to
+ * identify anyone — and one line each says how it was read.
+ */
+import { isEmail } from '../api/fields.js';
+import { UsageError } from '../errors.js';
+import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers, writtenAsNumber } from '../phone/compare.js';
+
+/**
+ * What a bare value stands for: an e-mail when it is written as one, a phone when it holds only
+ * what a phone is written with (`+`, digits, spaces, `()`, `.`, `/`, `-`, an extension, several
+ * numbers) and at least six digits, and anything else an id, taken as given.
+ */
+export function askedKind(text: string): 'email' | 'phone' | 'id' {
+  const t = text.trim();
+  return isEmail(t) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id';
+}
+
+/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
+export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
+  const key = numberKey(text, region);
+  if (key) return key;
+  const at = line === undefined ? '' : `line ${line}: `;
+  const digits = digitCount(text);
+  throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
+}
+
+type Asked = { line: number; text: string; numbers?: NumberKey[] | undefined };
+
+/**
+ * The one line each that says how phones were read: numbers libphonenumber calls invalid are
+ * still searched, by their digits; numbers without a country code and no region, by their
+ * national digits. None when every phone is a valid number with its country code. `typed`: one
+ * phone given on the command line, named in the line; else the lines of the file are.
+ */
+export function phoneNotes(requests: Asked[], region: string | undefined, typed: boolean): string[] {
+  const lines = (rs: Asked[]) => {
+    const shown = rs.slice(0, 8).map((r) => r.line).join(', ');
+    return `${rs.length === 1 ? 'line' : 'lines'} ${shown}${rs.length > 8 ? ` and ${rs.length - 8} more` : ''}`;
+  };
+  const single = typed && requests.length === 1;
+  const notes: string[] = [];
+  const invalid = requests.filter((r) => r.numbers?.some((n) => n.e164 !== undefined && !n.valid));
+  const national = requests.filter((r) => r.numbers?.some((n) => n.e164 === undefined));
+  if (invalid.length > 0) {
+    const n = invalid[0]?.numbers?.find((k) => k.e164 !== undefined && !k.valid) as NumberKey;
+    const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
+    const as = n.text.replace(/[^+\d]/g, '') === n.e164 ? '' : ` as ${n.e164}`;
+    // Read in a region that has no number of its length, it is searched as written without one too.
+    const also = read !== '' && n.others.length > 0 && !severalNumbers(invalid[0]?.text ?? '') ? `, and as written without a region (no ${region} number has its length)` : '';
+    notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}${also}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
+  }
+  if (national.length > 0) {
+    const what = 'no country code and no region set: compared by national digits (give --country to read them)';
+    notes.push(single ? `phone "${national[0]?.text}" has ${what.replace('them', 'it')}` : `${lines(national)}: ${what}`);
+  }
+  return notes;
+}

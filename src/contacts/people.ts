@@ -1,0 +1,136 @@
+/**
+ * Who a person is among the contacts. The service matches contacts on the phone, but a POST with a
+ * national-format phone creates a second contact instead of matching (docs/api.md, Contacts): one
+ * person is often `+44 7911 123456` and `07911 123456`. So every stored phone is compared by its
+ * digits (src/phone/compare.ts) — a national one read with the region (`--country`, else the
+ * profile's `country`), valid or not; e-mails compare without case or surrounding spaces; names
+ * without case or accents. The API shows no search: these read every page of contacts, once.
+ */
+import { allContacts, type ListedContact } from '../api/contacts.js';
+import type { ApiClient } from '../http/client.js';
+import { toE164 } from '../phone/e164.js';
+import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
+
+export interface StoredContact {
+  id: string;
+  phone: string | undefined;
+  /** The stored phone as a valid E.164 number, when it reads as one (what an import matches). */
+  e164: string | undefined;
+  /** The stored phone as its digits allow, valid or not (what finding a person compares). */
+  number: NumberKey | undefined;
+  email: string | undefined;
+  /** For a person to recognise: "Ada Lovelace". Never written to a receipt. */
+  name: string;
+}
+
+/** The fields of a contact that identify a person, as the API returned it. */
+export function storedContact(c: ListedContact, region: string | undefined): StoredContact | undefined {
+  if (typeof c.id !== 'string' && typeof c.id !== 'number') return undefined;
+  // Field types are not documented: a phone the service returns as a JSON number is still a phone.
+  const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
+  const read = phone ? toE164(phone, region) : undefined;
+  const email = typeof c.email === 'string' && c.email.trim() !== '' ? emailKey(c.email) : undefined;
+  const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
+  // Read by its digits only when asked (finding a person): an import's preview needs only e164.
+  let number: NumberKey | undefined | null = null;
+  return {
+    id: String(c.id),
+    phone,
+    e164: read?.ok ? read.e164 : undefined,
+    get number() {
+      if (number === null) number = phone ? numberKey(phone, region) : undefined;
+      return number;
+    },
+    email,
+    name,
+  };
+}
+
+/**
+ * An e-mail as compared: without surrounding spaces, in one Unicode form (`ë` typed as one
+ * character or as `e` and a combining mark is one letter), without case.
+ */
+export function emailKey(email: string): string {
+  return email.trim().normalize('NFC').toLowerCase();
+}
+
+/** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */
+export function isNational(c: StoredContact): c is StoredContact & { phone: string; number: NumberKey } {
+  return c.phone !== undefined && c.number !== undefined && !c.phone.replace(/^[\s(]+/, '').startsWith('+');
+}
+
+const collator = new Intl.Collator('und', { sensitivity: 'base', usage: 'search' });
+const words = (text: string) => text.split(/[\s,;-]+/).filter((w) => w !== '');
+/** How a name is written without its letters' marks where a language spells them out: `Müller` as `Mueller`, `Søren` as `Soeren`. */
+const spelledOut = (word: string) =>
+  word.normalize('NFC').toLowerCase().replace(/[äæ]/g, 'ae').replace(/[öøœ]/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss').replace(/å/g, 'aa');
+const sameWord = (a: string, b: string) => collator.compare(a, b) === 0 || collator.compare(spelledOut(a), spelledOut(b)) === 0;
+
+/**
+ * A test of a contact's first and last name against a name as a person gives it: every word given
+ * is one of the name's words, ignoring case and accents ("zoe muller" finds "Zoë Müller", and
+ * "Müller, Zoë"), or spelt out as German and Nordic writers do without them ("zoe mueller"). Undefined when the text holds no word.
+ */
+export function nameMatcher(text: string): ((c: ListedContact) => boolean) | undefined {
+  const wanted = words(text);
+  if (wanted.length === 0) return undefined;
+  return (c) => {
+    const have = words([c.firstName, c.lastName].filter((x) => typeof x === 'string').join(' '));
+    return wanted.every((w) => {
+      const at = have.findIndex((h) => sameWord(h, w));
+      if (at < 0) return false;
+      have.splice(at, 1);
+      return true;
+    });
+  };
+}
+
+/** Streams every contact, read as a StoredContact, page by page; the raw object rides along. */
+export async function* everyContact(client: ApiClient, region: string | undefined): AsyncGenerator<{ stored: StoredContact; raw: ListedContact }> {
+  for await (const page of allContacts(client)) {
+    for (const raw of page) {
+      const stored = storedContact(raw, region);
+      if (stored) yield { stored, raw };
+    }
+  }
+}
+
+/** One listing of all contacts, indexed by number and by e-mail: for a whole file of requests. */
+export class PeopleIndex {
+  private readonly byPhone = new NumberIndex<StoredContact>();
+  private readonly byEmail = new Map<string, StoredContact[]>();
+  private readonly byId = new Map<string, StoredContact>();
+  listed = 0;
+
+  static async load(client: ApiClient, region: string | undefined): Promise<PeopleIndex> {
+    const index = new PeopleIndex();
+    for await (const { stored } of everyContact(client, region)) index.add(stored);
+    return index;
+  }
+
+  add(c: StoredContact): void {
+    this.listed += 1;
+    this.byId.set(c.id, c);
+    if (c.number) this.byPhone.add(c.number, c);
+    if (c.email) push(this.byEmail, c.email, c);
+  }
+
+  /** Every contact whose number `sameNumber` calls this one. */
+  phone(number: NumberKey): StoredContact[] {
+    return this.byPhone.find(number);
+  }
+
+  email(address: string): StoredContact[] {
+    return this.byEmail.get(emailKey(address)) ?? [];
+  }
+
+  id(id: string): StoredContact | undefined {
+    return this.byId.get(id);
+  }
+}
+
+function push(map: Map<string, StoredContact[]>, key: string, c: StoredContact): void {
+  const list = map.get(key);
+  if (list) list.push(c);
+  else map.set(key, [c]);
+}

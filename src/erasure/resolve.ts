@@ -1,0 +1,53 @@
+/**
+ * What each erasure request stands for: every contact that is this person — the id given (taken as
+ * given), every contact whose number compares equal to the phone given (src/phone/compare.ts:
+ * valid or not, national-format twins included), every contact with the e-mail given — with one
+ * listing of all contacts for a whole file. The dry run and the refusal without --confirm show it
+ * (dry-run.ts).
+ */
+import type { Context } from '../context.js';
+import type { ApiClient } from '../http/client.js';
+import type { NumberKey } from '../phone/compare.js';
+import type { Person } from './local-copies.js';
+import { PeopleIndex, type StoredContact } from '../contacts/people.js';
+import type { ErasureRequest } from './requests.js';
+
+export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;
+
+/** What one request resolves to. */
+export interface Resolution {
+  request: ErasureRequest;
+  contacts: FoundContact[];
+}
+
+/** Resolves every request; `index` is the one listing (needed when any request gives a phone or e-mail). */
+export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | undefined): Resolution[] {
+  return requests.map((request) => {
+    const found: FoundContact[] = [];
+    const add = (c: FoundContact) => {
+      if (!found.some((f) => f.id === c.id)) found.push(c);
+    };
+    if (request.id !== undefined) add(index?.id(request.id) ?? { id: request.id });
+    if (index) for (const number of request.numbers ?? []) for (const c of index.phone(number)) add(c);
+    if (index) for (const email of request.emails ?? []) for (const c of index.email(email)) add(c);
+    return { request, contacts: found };
+  });
+}
+
+/** Who each request is, for the search of the operator's own copies. */
+export function peopleOf(resolutions: Resolution[]): Array<Person> {
+  return resolutions.map(({ request, contacts }) => ({
+    request: request.line,
+    numbers: [...(request.numbers ?? []), ...contacts.map((c) => c.number)].filter((n): n is NumberKey => n !== undefined),
+    emails: [...(request.emails ?? []), ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
+    ids: contacts.map((c) => c.id),
+  }));
+}
+
+/** The one listing, when a request needs it (a phone, an e-mail) or the people's own copies are searched. */
+export async function listingFor(ctx: Context, client: ApiClient, requests: ErasureRequest[], region: string | undefined, force: boolean): Promise<PeopleIndex | undefined> {
+  if (!force && !requests.some((r) => (r.numbers?.length ?? 0) > 0 || (r.emails?.length ?? 0) > 0)) return undefined;
+  const index = await PeopleIndex.load(client, region);
+  ctx.log.info(`read ${index.listed} contacts to find the people requested`);
+  return index;
+}

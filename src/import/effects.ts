@@ -1,0 +1,87 @@
+/**
+ * What an import did to each contact, as its journal keeps it for `import undo` (docs/cli.md,
+ * "Undoing an import"). Per row the import writes, before sending, what it had read of the contact
+ * the row matches (`i`: `{new}` or `{match: id, b: {field: earlier value}}` for the fields it
+ * changes — personal data, in the 0600 journal in the config folder) and, once answered, the
+ * contact's id with digests of what it wrote (`d`: `{id, line, w}` for a contact created — one
+ * digest of its fields —, `{id, line, wf: {field: digest}}` for a changed one). Digests let the
+ * undo tell that someone changed a contact since, without keeping what the import wrote.
+ */
+import { createHash } from 'node:crypto';
+import { CONTACT_FIELDS } from '../api/fields.js';
+import type { ParsedJournal } from '../bulk/journal.js';
+
+/** A field's value as compared: empty, absent and null alike; tags as a set. */
+function norm(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (Array.isArray(v)) return v.map(String).sort().join('\u0000');
+  return String(v);
+}
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/** One field's value, digested. */
+export function fieldDigest(v: unknown): string {
+  return sha(norm(v));
+}
+
+/** Every contact field of a contact, digested together. */
+export function contactDigest(c: Record<string, unknown>): string {
+  return sha(CONTACT_FIELDS.map((f) => norm(c[f])).join('\u0001'));
+}
+
+/** Two values of a field are the same (empty and absent alike, tags as a set). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return norm(a) === norm(b);
+}
+
+/**
+ * The contact as the service stored it, for the digests: the answer's fields when the answer
+ * carries contact fields, else what was sent.
+ */
+export function storedFields(answer: unknown, sent: Record<string, unknown>): Record<string, unknown> {
+  const a = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {};
+  return CONTACT_FIELDS.some((f) => f in a) ? a : sent;
+}
+
+/** What an import did to one contact. */
+export type Effect =
+  /** Created by the import: erased by the undo. `w`: the digest of its fields as written. */
+  | { kind: 'created'; row: number; line: number; id: string; w: string | undefined }
+  /** Changed after being read: its fields get their earlier values back. */
+  | { kind: 'changed'; row: number; line: number; id: string; fields: Record<string, { before: unknown; wrote: string | undefined }> }
+  /** Changed without being read first (no --check-existing): its earlier values are unknown. */
+  | { kind: 'unread'; row: number; line: number; id: string };
+
+export interface Effects {
+  effects: Effect[];
+  /** Rows stored whose answer left no id in the journal (a journal older than undo). */
+  unknown: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The effects of an import, in the order of its rows. */
+export function effectsOf(p: ParsedJournal): Effects {
+  const effects: Effect[] = [];
+  let unknown = 0;
+  for (const r of [...p.rows.keys()].sort((a, b) => a - b)) {
+    const status = p.rows.get(r);
+    if (status !== 'created' && status !== 'matched') continue;
+    const d = p.data.get(r);
+    if (!d || typeof d.id !== 'string') {
+      unknown += 1;
+      continue;
+    }
+    const base = { row: r, line: typeof d.line === 'number' ? d.line : r, id: d.id };
+    const i = p.intents.get(r);
+    if (status === 'created' || d.own === true) {
+      effects.push({ kind: 'created', ...base, w: typeof d.w === 'string' ? d.w : undefined });
+    } else if (i && i.match === d.id && isObject(i.b)) {
+      const wrote = isObject(d.wf) ? d.wf : {};
+      const fields = Object.fromEntries(Object.entries(i.b).map(([f, before]) => [f, { before, wrote: typeof wrote[f] === 'string' ? (wrote[f] as string) : undefined }]));
+      if (Object.keys(fields).length > 0) effects.push({ kind: 'changed', ...base, fields });
+    } else effects.push({ kind: 'unread', ...base });
+  }
+  return { effects, unknown };
+}

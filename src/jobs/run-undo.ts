@@ -1,0 +1,251 @@
+/**
+ * `callctl import undo <job>` (also `jobs undo`): puts the service back as it was before an
+ * import, as far as it safely can (docs/cli.md, "import undo"; README, "Undoing an import"). What
+ * the import did is read from its journal (src/import/effects.ts); what earlier undos of it already
+ * did is read from theirs, so running it again sends nothing. Without --confirm (and without
+ * --dry-run) it says what it would do, from the record alone, and sends nothing (exit 2). The undo
+ * itself runs on the bulk engine (undo-plan.ts) with a journal of its own: lock, --resume,
+ * receipts.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { keyOf, runFileJob } from '../bulk/file-job.js';
+import { journalsDir, openJob } from '../bulk/job.js';
+import type { Context } from '../context.js';
+import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
+import { createListWriter } from '../output/writers.js';
+import { type Effect, effectsOf } from '../import/effects.js';
+import { runningError, takeLock } from '../bulk/lock.js';
+import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
+import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
+
+export interface UndoOptions {
+  job: string;
+  dryRun: boolean;
+  confirm: boolean;
+  includeChanged: boolean;
+  resume: boolean;
+  restart: boolean;
+  /** `jobs resume`: the undo job this run continues. */
+  expectJob?: string | undefined;
+}
+
+/** The contract's keys, in its order; the others only when they apply. */
+export interface UndoSummary {
+  job: string;
+  dryRun: boolean;
+  erased: number;
+  restored: number;
+  kept: number;
+  cannotRestore: number;
+  failed: number;
+  receiptsFile: string | null;
+  elapsedMs: number;
+  gone?: number;
+  keptFields?: number;
+  skipped?: number;
+  unfinished?: number;
+}
+
+/** Why a job is not an import that can be undone: exit 2. */
+function refuseKind(job: JobRecord): void {
+  const name = `job ${job.id}`;
+  if (job.kind === 'erasure') throw new UsageError(`${name} is an erasure: it cannot be undone — the contacts, their calls and recordings are gone`, 'an erased person cannot be brought back');
+  if (job.kind === 'writeback') throw new UsageError(`${name} is an outcome writeback: it is not undone — the calls' earlier outcomes were never read`, 'write the outcomes you want with callctl calls outcome --from <file>');
+  if (job.kind === 'undo') throw new UsageError(`${name} is an undo: an undo is not undone`, 'import the file again to put the contacts back');
+  if (job.kind !== 'import') throw new UsageError(`${name} is a ${job.kind} job: only an import can be undone`);
+  if (job.dryRun) throw new UsageError(`${name} was a dry run: it changed nothing`, 'undo the real import: see callctl jobs ls');
+  if (job.state === 'running' && job.holder) throw runningError(`the import ${job.id}`, job.holder);
+}
+
+const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/** What earlier undos of this import did: contact id → ending, and the contacts they set out to erase. */
+function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; by: JobRecord[] } {
+  const done = new Map<string, string>();
+  const erasing = new Set<string>();
+  const by = readJobs(dir).filter((j) => j.kind === 'undo' && j.undoes === importId && !j.dryRun).reverse();
+  for (const job of by) {
+    const p = readJournal(job);
+    for (const [r, intent] of p.intents) {
+      if (typeof intent.id !== 'string') continue;
+      if (intent.act === 'erase') erasing.add(intent.id);
+      const ending = p.rows.get(r);
+      if (ending !== undefined && ending !== 'earlier' && ending !== 'failed') done.set(intent.id, ending);
+    }
+  }
+  return { done, erasing, by };
+}
+
+export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
+  const started = ctx.deps.now();
+  const settings = await ctx.settings();
+  const dir = journalsDir((await ctx.config()).path);
+  const target = findJob(dir, o.job);
+  refuseKind(target);
+  if (target.baseUrl && settings.baseUrl && !sameBase(target.baseUrl, settings.baseUrl)) {
+    throw new UsageError(`job ${target.id} ran against ${target.baseUrl}, not ${settings.baseUrl}`, `undo it where it ran: --base-url ${target.baseUrl}`);
+  }
+  const shown = target.file === '-' ? 'stdin' : target.file;
+  if (target.state === 'interrupted') ctx.log.warn(`the import ${target.id} did not finish: this undoes the rows it stored (a later --resume of it would send the rest)`);
+  const { effects, unknown } = effectsOf(readJournal(target));
+  const earlier = earlierUndos(dir, target.id);
+  const left = effects.filter((e) => !finalBefore(earlier.done.get(e.id), o.includeChanged));
+  const unread = effects.filter((e) => e.kind === 'unread');
+  if (unknown > 0) ctx.log.warn(`${unknown} rows this import stored left no contact id in its journal (it ran before callctl kept one): they cannot be undone`);
+  if (unread.length > 0 && left.some((e) => e.kind === 'unread')) {
+    ctx.log.warn(`${unread.length} contact${unread.length === 1 ? ' was' : 's were'} changed by this import without being read first (it ran without --check-existing): their earlier values are unknown and cannot be given back`);
+    ctx.log.warn('to make the next import reversible, run it with --check-existing: it reads the contacts first and keeps the values it changes');
+  }
+  const keptBefore = [...earlier.done.values()].filter((s) => s === 'kept' || s === 'partly').length;
+  if (left.filter((e) => e.kind !== 'unread').length === 0) {
+    const why = effects.length === 0 ? 'the import created and changed no contact' : earlier.by.length > 0 ? `job ${earlier.by.at(-1)?.id} undid it already${keptBefore > 0 && !o.includeChanged ? ` (${keptBefore} changed since were kept: --include-changed undoes them too)` : ''}` : 'nothing it changed can be given back';
+    ctx.log.info(`nothing to undo for job ${target.id}: ${why}; nothing was sent`);
+    if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, 0, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
+    return EXIT.ok;
+  }
+
+  const toErase = left.filter((e) => e.kind === 'created');
+  const toRestore = left.filter((e) => e.kind === 'changed');
+  if (!o.dryRun && !o.confirm) {
+    await printPlan(ctx, left);
+    throw new UsageError(
+      `this would erase ${toErase.length} contact${toErase.length === 1 ? '' : 's'} the import created (with their calls and recordings, irreversibly) and give ${toRestore.length} contact${toRestore.length === 1 ? '' : 's'} their earlier values back; nothing was sent`,
+      'add --confirm to undo it, or --dry-run to read each contact and see what would happen',
+    );
+  }
+
+  // An interrupted import is not resumed while it is being undone: the undo holds its lock too.
+  if (!/\.done-\d+\.jsonl$/.test(target.journal)) {
+    const lock = takeLock(target.journal.replace(/\.jsonl$/, '.lock'), `the import ${target.id}`, ctx.deps.now);
+    ctx.onClose(() => lock.release());
+  }
+  const client = await ctx.api();
+  const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
+  if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
+  const receiptsPath = `${base}.undo.jsonl`;
+  const digest = createHash('sha256').update(target.id).update(JSON.stringify(effects.map((e) => [e.row, e.id, e.kind]))).digest('hex');
+  const files = await openJob({
+    kind: 'undo',
+    file: target.file,
+    shownName: `job ${target.id}`,
+    path: target.file,
+    cwd: ctx.deps.cwd,
+    dryRun: o.dryRun,
+    resume: o.resume,
+    restart: o.restart,
+    expectJob: o.expectJob,
+    identity: { includeChanged: o.includeChanged },
+    options: { job: target.id, ...(o.includeChanged ? { includeChanged: true } : {}) },
+    files: { receipts: receiptsPath },
+    content: { hash: digest, undoes: target.id },
+    baseUrl: settings.baseUrl,
+    apiKey: await keyOf(ctx),
+    keep: settings.jobsKept,
+    client,
+    configPath: async () => (await ctx.config()).path,
+    rejectsPath: resolve(`${base}.undo-refused.csv`),
+    header: ['line', 'id'],
+    log: ctx.log,
+    now: ctx.deps.now,
+  });
+  const receipts = o.dryRun ? undefined : new UndoReceipts(receiptsPath);
+  const named = { shown: 0 };
+  const { plan, tally } = undoPlan({
+    client,
+    items: effects,
+    includeChanged: o.includeChanged,
+    dryRun: o.dryRun,
+    journal: files.journal,
+    earlier: files.earlier,
+    receipts,
+    doneBefore: earlier.done,
+    erasingBefore: earlier.erasing,
+    now: ctx.deps.now,
+    onKept(e, what) {
+      if (named.shown++ < 20) ctx.log.warn(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${e.line}): ${what}`);
+    },
+  });
+  let result;
+  try {
+    const rows = (async function* () {
+      for (const e of effects) yield { cells: [String(e.line), e.id], line: e.line };
+    })();
+    const source = { header: ['line', 'id'], rows, bytesRead: () => 0, size: undefined, delimiter: ',', encoding: 'utf8' };
+    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency });
+  } finally {
+    receipts?.close();
+  }
+  if (named.shown > 20) ctx.log.warn(`… and ${named.shown - 20} more kept (see ${o.dryRun ? 'the dry run with --json' : receiptsPath})`);
+  const c = result.counts;
+  const e = c.endings;
+  const summary = summaryOf(target.id, o.dryRun, e, c.failed + c.rejected, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
+    keptFields: tally.keptFields,
+    skipped: c.skipped + (e.earlier ?? 0),
+    unfinished: c.unfinished,
+  });
+  const lines = [
+    `${o.dryRun ? 'dry run of the undo of' : result.interrupted ? 'interrupted undo of' : 'undo of'} job ${target.id} (import of ${shown}): ${c.rows} contact${c.rows === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+    `  erased          ${summary.erased}  (created by the import${o.dryRun ? ': would be erased' : ''})`,
+    `  restored        ${summary.restored}  (given their earlier values back${o.dryRun ? ': would be' : ''})`,
+    `  kept            ${summary.kept}  (changed since the import${summary.keptFields ? `, ${summary.keptFields} field${summary.keptFields === 1 ? '' : 's'} of them on restored contacts` : ''}; --include-changed undoes them too)`,
+    `  cannot restore  ${summary.cannotRestore}  (changed without being read first)`,
+  ];
+  if (summary.gone) lines.push(`  gone            ${summary.gone}  (no longer on the service)`);
+  lines.push(`  failed          ${summary.failed}${summary.failed > 0 ? '  (run again with --resume)' : ''}`);
+  if (summary.skipped) lines.push(`  skipped         ${summary.skipped}  (done by an earlier run)`);
+  if (summary.unfinished) lines.push(`  unfinished      ${summary.unfinished}  (--resume finishes them)`);
+  if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}`);
+  for (const line of lines) ctx.log.info(line);
+  if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
+  if (result.fatal !== undefined) {
+    if (result.fatal instanceof CallctlError) throw result.fatal;
+    throw new RuntimeError('undo_failed', `undo stopped: ${(result.fatal as Error)?.message ?? String(result.fatal)}`, `run callctl import undo ${target.id} --confirm --resume`);
+  }
+  if (result.interrupted) throw new InterruptedError(`interrupted after ${summary.erased} erased and ${summary.restored} restored`, `the journal and receipts are saved: run callctl import undo ${target.id} --confirm --resume`);
+  return summary.failed === 0 ? EXIT.ok : EXIT.incomplete;
+}
+
+function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, failed: number, receiptsFile: string | null, elapsedMs: number, extra: { keptFields?: number; skipped?: number; unfinished?: number; cannotRestore?: number }): UndoSummary {
+  return {
+    job,
+    dryRun,
+    erased: e.erased ?? 0,
+    // A contact given some fields back and keeping others (`partly`) counts as restored and as kept.
+    restored: (e.restored ?? 0) + (e.partly ?? 0),
+    kept: (e.kept ?? 0) + (e.partly ?? 0),
+    cannotRestore: (e.cannotRestore ?? 0) + (extra.cannotRestore ?? 0),
+    failed,
+    receiptsFile,
+    elapsedMs,
+    ...(e.gone ? { gone: e.gone } : {}),
+    ...(extra.keptFields ? { keptFields: extra.keptFields } : {}),
+    ...(extra.skipped ? { skipped: extra.skipped } : {}),
+    ...(extra.unfinished ? { unfinished: extra.unfinished } : {}),
+  };
+}
+
+/** What the undo would do, from the record alone (nothing is read from the service). */
+async function printPlan(ctx: Context, items: Effect[]): Promise<void> {
+  const writer = await createListWriter(
+    ctx.deps.io.stdout,
+    ctx.format === 'json' ? 'table' : ctx.format,
+    [
+      { key: 'line', header: 'Line' },
+      { key: 'id', header: 'Contact' },
+      { key: 'action', header: 'Would' },
+      { key: 'fields', header: 'Fields' },
+    ],
+    ctx,
+  );
+  await writer.write(
+    items.map((e) => ({
+      line: e.line,
+      id: e.id,
+      action: e.kind === 'created' ? 'erase (created by the import)' : e.kind === 'changed' ? 'restore earlier values' : 'nothing (not read before: cannot restore)',
+      fields: e.kind === 'changed' ? Object.keys(e.fields).join(', ') : '',
+    })),
+  );
+  await writer.end();
+}
