@@ -20,14 +20,17 @@ const offline = help || ['__complete', 'completion', 'config', 'sandbox'].includ
 // V8's flags are set here, before dist/ loads, and never changed later: V8 rejects a code cache
 // made under other flags than its own (see viaCodeCache), so a flag set at run time would throw
 // the cache away on every start.
-if (dryRun) {
-  // An import's dry run allocates as fast as the CPU goes: V8's young generation keeps its start
-  // size (it only ever grows) instead of growing to 32 MB of mostly garbage, and the old one grows
-  // by a quarter at a time. The same flags as keepHeapSmall's (src/import/phone-threads.ts), which
-  // sets them again after a worker thread's start has reset them (BENCHMARKS.md §3). Other
-  // commands keep V8's defaults.
+if (argv.includes('import') && !help) {
+  // An import allocates as fast as the CPU or the limit lets it — a dry run, or a real one against
+  // a fast limit — and nearly all of it is garbage (a row's request and answer): V8's young
+  // generation keeps its start size (it only ever grows) instead of growing to 32 MB, and the old
+  // one grows by a quarter at a time. The live set stays small (a 100,000-row import runs in a
+  // 64 MB old space), so peak memory follows the flags, not the file (BENCHMARKS.md §2, §3). The
+  // same flags as keepHeapSmall's (src/import/phone-threads.ts), which sets them again after a
+  // worker thread's start has reset them. Other commands keep V8's defaults.
   builtin('node:v8').setFlagsFromString('--semi-space-growth-factor=1 --heap-growing-percent=25');
-} else if (!offline && Number(process.versions.v8.split('.')[0]) < 12) {
+}
+if (!dryRun && !offline && Number(process.versions.v8.split('.')[0]) < 12) {
   // undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), the parser's hot
   // function is sent to the optimising compiler while the first response is parsed, and the
   // process then waits ~100 ms of CPU for that compile before it can exit: a one-page command took
