@@ -14,7 +14,6 @@
  * - the pace probes up slowly, faster the longer no 429 comes, so a raised limit is found (B7);
  * - a limit remembered from an earlier run is started from, and confirmed or dropped (B8).
  */
-import { backoffMs } from './backoff.js';
 import { bucketBounds, countIn, fixedGridQuota, jitterOf, sorted, type Admit, type Span } from './bucket-fit.js';
 import type { Anchor, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';
 import * as tune from './tuning.js';
@@ -34,13 +33,11 @@ export class BlindLearner implements Learner {
   /** The limiter's pause: a 429 for a request sent before it ends is an echo of the same congestion. */
   private pausedUntil = -Infinity;
   private lastPauseMs = Infinity;
-  private consecutive429 = 0;
   /** Since the last 429 (or the start): the probe speeds up with it (B7). */
   private quietFrom = Infinity;
 
   // The span now open: when it began, the pace it began at, and what it sent and admitted.
   private spanStart: number | undefined;
-  private spanFromRate = 0;
   private spanSlow = true;
   private spanAdmitted = 0;
   private spanMaxInflight = 0;
@@ -100,10 +97,7 @@ export class BlindLearner implements Learner {
   private admittedCount = 0;
   private lastAnswerAt = 0;
 
-  constructor(
-    ceiling: number | undefined,
-    private readonly random: () => number,
-  ) {
+  constructor(ceiling: number | undefined) {
     this.ceiling = ceiling ?? Infinity;
     // With --rate the operator has said how fast: start there and only ever go slower.
     this.slowStart = ceiling === undefined;
@@ -204,7 +198,6 @@ export class BlindLearner implements Learner {
   onSend(now: number): void {
     if (this.spanStart === undefined || this.spanStart < this.pausedUntil) {
       this.spanStart = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
-      this.spanFromRate = this.rate;
       this.spanSlow = this.slowStart;
       this.spanAdmitted = 0;
       this.spanMaxInflight = 0;
@@ -244,23 +237,17 @@ export class BlindLearner implements Learner {
     this.lastGrowthAt = undefined;
   }
 
-  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
-    const waitMs = this.answer(o);
-    return { waitMs, until: o.status === 429 ? Math.max(pausedUntil, o.at + waitMs) : pausedUntil };
-  }
-
-  /** One answer (status 0: a transport failure, which may never have reached the server); returns the pause it calls for. */
-  private answer(o: Observation): number {
+  /** One answer (status 0: a transport failure, which may never have reached the server); `wait`: the pause a 429 calls for. */
+  observe(o: Observation, wait: number): void {
     this.firstSentAt = Math.min(this.firstSentAt ?? o.sentAt, o.sentAt);
     this.lastAnswerAt = Math.max(this.lastAnswerAt, o.at);
     const inSpan = this.spanStart !== undefined && o.sentAt >= this.spanStart;
     if (o.status === 0) {
       if (inSpan) this.spanFailed += 1;
-      return 0;
+      return;
     }
     if (o.status !== 429) {
       this.admittedCount += 1;
-      this.consecutive429 = 0;
       // B7. A cap that held every request sent in a quiet minute (the window full at its send) is
       // probed one wider: the next 429, if soon, takes it back.
       if (this.window !== Infinity && o.inflightAtSend >= this.window - 1 && o.at - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
@@ -291,11 +278,9 @@ export class BlindLearner implements Learner {
         if (last.admits.length < tune.SPAN_SENDS_MAX) last.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
         this.raiseQuota();
       }
-      return 0;
+      return;
     }
-    this.consecutive429 += 1;
     this.quietFrom = o.at;
-    const wait = o.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random);
     // An echo (sent before the last pause ended) teaches nothing new.
     if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) {
       this.lastSpanAdmitted = this.spanAdmitted;
@@ -305,7 +290,6 @@ export class BlindLearner implements Learner {
     if (o.at + wait >= this.pausedUntil) this.lastPauseMs = wait;
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     this.lastGrowthAt = undefined;
-    return wait;
   }
 
   /** A 429 that ends the span now open: what it teaches, rule by rule. */
@@ -314,7 +298,7 @@ export class BlindLearner implements Learner {
     const T = Math.max(1, o.sentAt - (this.spanStart as number));
     const A = this.spanAdmitted;
     const rtts = this.spanAdmits.map((x) => x.rtt);
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, fromRate: this.spanFromRate, slow: this.spanSlow, pace: this.rate, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, slow: this.spanSlow, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
     // (Its admitted answers that come later are added to it alone: not twice.)
     this.spanAdmits = [];
     this.lastSpan = span;

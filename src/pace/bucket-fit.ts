@@ -17,10 +17,8 @@ export interface Span {
   /** How long it lasted and how many of its requests were admitted. */
   T: number;
   A: number;
-  /** The pace it began at, whether that was slow start's, and the pace that met its 429. */
-  fromRate: number;
+  /** Whether it began in slow start. */
   slow: boolean;
-  pace: number;
   /** Every request sent in it, in order (ms), the refused one's send, and how far a request's arrival may stray from its send (ms). */
   sends: number[];
   refusedAt: number;

@@ -11,6 +11,7 @@
  * the cap are, a learner decides: the one without headers (blind-learner.ts) until an answer
  * carries a count, then the one that reads them (header-learner.ts).
  */
+import { backoffMs } from './backoff.js';
 import { BlindLearner } from './blind-learner.js';
 import { HeaderLearner } from './header-learner.js';
 import { StartLog } from './log.js';
@@ -47,8 +48,10 @@ export class PaceGate {
   private readonly ceilingGap: number;
   /** The limiter sends nothing before this (a 429's pause, a spent fixed window). */
   private pausedUntil = 0;
-  /** 429 answers seen. */
+  /** 429 answers seen, and in a row (the back-off's attempt). */
   throttled = 0;
+  private consecutive429 = 0;
+  private readonly random: () => number;
   private inflight = 0;
   private nextRelease = -Infinity;
   /** Requests that may still go without spacing since the last pause ended. */
@@ -73,9 +76,9 @@ export class PaceGate {
   private lastSentAt: number | undefined;
 
   constructor(opts: { ceiling?: number | undefined; random?: () => number } = {}) {
-    const random = opts.random ?? Math.random;
-    this.blind = new BlindLearner(opts.ceiling, random);
-    this.header = new HeaderLearner(opts.ceiling, random);
+    this.random = opts.random ?? Math.random;
+    this.blind = new BlindLearner(opts.ceiling);
+    this.header = new HeaderLearner(opts.ceiling);
     this.ceilingGap = opts.ceiling !== undefined ? 1000 / opts.ceiling : 0;
   }
 
@@ -252,9 +255,16 @@ export class PaceGate {
     const anchoredBefore = this.learner.anchor() !== undefined;
     // Every count is read (the first engages the learner with headers); then the learner in charge learns.
     this.header.read(o);
-    const observed = this.learner.observe(o, this.pausedUntil);
-    this.pausedUntil = observed.until;
-    if (answer.status === 429) this.throttled += 1;
+    // A 429 pauses every start for its Retry-After, else for the back-off.
+    const refused = answer.status === 429;
+    if (refused) this.consecutive429 += 1;
+    else if (admitted) this.consecutive429 = 0;
+    const waitMs = refused ? (answer.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random)) : 0;
+    this.learner.observe(o, waitMs, this.pausedUntil);
+    if (refused) {
+      this.throttled += 1;
+      this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
+    }
     const learner = this.learner;
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
@@ -288,6 +298,6 @@ export class PaceGate {
       if (admitted) this.mirror.noteJitter(now - ticket.sentAt, this.roundTripMin);
       this.mirror.read(ticket, answer.status === 429 ? 0 : (answer.rateLimit?.remaining as number), now, s, this.roundTripMin);
     }
-    return observed.waitMs;
+    return waitMs;
   }
 }

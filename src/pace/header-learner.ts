@@ -7,7 +7,6 @@
  * carries a count worth reading; until then, and for a quota of one or two, which says nothing of
  * its refill, the learner without headers paces.
  */
-import { backoffMs } from './backoff.js';
 import type { RateLimitInfo } from './headers.js';
 import type { Anchor, HeaderForm, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';
 import * as tune from './tuning.js';
@@ -24,7 +23,6 @@ export class HeaderLearner implements Learner {
   /** Engaged: an answer carried a count (read). */
   engaged = false;
   readonly window = Infinity;
-  private consecutive429 = 0;
   /** What the server said remains, less what was in flight (the mirror's first reading). */
   private credits: number | null = null;
   /** The most the quota was ever seen to hold. */
@@ -75,10 +73,7 @@ export class HeaderLearner implements Learner {
   /** H2. The share of a policy's quota per window taken as the refill: each 429 that came all the same lowers it. */
   private policyShare = 1;
 
-  constructor(
-    private readonly ceiling: number | undefined,
-    private readonly random: () => number,
-  ) {}
+  constructor(private readonly ceiling: number | undefined) {}
 
   get pace(): number {
     return Math.min(this.refill, this.ceiling ?? Infinity);
@@ -155,10 +150,8 @@ export class HeaderLearner implements Learner {
     if (rl?.remaining !== undefined && (rl.windowMs !== undefined || (rl.limit ?? 0) > 2)) this.readQuota(o, rl);
   }
 
-  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
-    if (o.status === 429) return this.on429(o, pausedUntil);
-    if (o.status !== 0) this.consecutive429 = 0;
-    return { waitMs: 0, until: pausedUntil };
+  observe(o: Observation, wait: number, pausedUntil: number): void {
+    if (o.status === 429) this.on429(o, wait, pausedUntil);
   }
 
   private readQuota(o: Observation, rl: RateLimitInfo): void {
@@ -274,11 +267,8 @@ export class HeaderLearner implements Learner {
    * A 429 (an echo, sent before the last pause ended, teaches nothing new): the credits are spent,
    * a span ends (H5), the refill is lowered (H3), and a policy is trusted a little less (H2).
    */
-  private on429(o: Observation, pausedUntil: number): { waitMs: number; until: number } {
-    const echo = o.sentAt < pausedUntil;
-    this.consecutive429 += 1;
-    const wait = o.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random);
-    if (!echo) {
+  private on429(o: Observation, wait: number, pausedUntil: number): void {
+    if (o.sentAt >= pausedUntil) {
       this.windowSpan(o.at + wait, wait, o.rateLimit, o.sentAt);
       this.credits = 0;
       // A measured refill the 429 shows too high is lowered; a guess (nothing measured yet) is no
@@ -289,7 +279,6 @@ export class HeaderLearner implements Learner {
       this.seededRefill = false;
       this.anchorArmed = true;
     }
-    return { waitMs: wait, until: Math.max(pausedUntil, o.at + wait) };
   }
 
   /**

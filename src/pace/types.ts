@@ -124,11 +124,8 @@ export interface Learner {
   onBusy(now: number): void;
   /** Nothing waits: growth restarts from the next busy moment. */
   onIdle(): void;
-  /**
-   * Feeds one answer (status 0: a transport failure); `pausedUntil` is the limiter's pause so far.
-   * Returns the pause a 429 calls for (`waitMs`) and when the limiter may send again (`until`).
-   */
-  observe(o: Observation, pausedUntil: number): { waitMs: number; until: number };
+  /** Feeds one answer (status 0: a transport failure); `wait`: the pause a 429 calls for; `pausedUntil`: the limiter's pause so far. */
+  observe(o: Observation, wait: number, pausedUntil: number): void;
   /** Requests that may go at once when a pause ends. */
   burstAfter(): number;
   /** After a pause, the requests that may be in flight until one sent after it is admitted. */

@@ -6,11 +6,11 @@ import { BlindLearner, type Observation } from '../../src/pace/index.js';
 
 /** Feeds one answer as the gate does (the learner keeps its own pause). */
 function feed(pace: BlindLearner, o: Omit<Observation, 'inflightOthers'>): void {
-  pace.observe({ inflightOthers: 0, ...o }, 0);
+  pace.observe({ inflightOthers: 0, ...o }, o.status === 429 ? (o.retryAfterMs ?? 0) : 0);
 }
 
 test('a 429 soon after the window of requests in flight grew by one takes the growth back, and leaves the rate alone', () => {
-  const pace = new BlindLearner(undefined, () => 0.5);
+  const pace = new BlindLearner(undefined);
   // Three admitted with up to two others in flight, then a 429 with three others: a cap of 3.
   pace.onSend(0);
   for (const [sentAt, inflightAtSend] of [[0, 0], [300, 1], [600, 2]] as const) feed(pace, { at: sentAt + 40, sentAt, status: 200, inflightAtSend });
@@ -141,7 +141,7 @@ test('an echo 429 that calls for a shorter pause leaves the pause as it was: two
   // Found in review: every 429 rewrote the pause's length, an echo (sent before the pause) too.
   // One with Retry-After 0.1 s made the next span one "after a pause of 100 ms", and the window
   // its equal count shows was not read (nor the burst after a pause sized by the right length).
-  const pace = new BlindLearner(undefined, () => 0.5);
+  const pace = new BlindLearner(undefined);
   const answer = (sentAt: number, status: number, retryAfterMs?: number) => feed(pace, { at: sentAt + 0.5, sentAt, status, retryAfterMs, inflightAtSend: 0 });
   // Ten admitted over 1.4 s, then ten at once after the pause: a bucket would have admitted more in
   // the longer span (what dripped in), so equal counts are a window's.

@@ -451,12 +451,14 @@ test('a span that ran across a window\'s end neither proves a window nor refutes
 test('a span counts as one across a window\'s end only when its count came back whole on a request sent after its 0: a bucket that reported 0 twice clears the proof', async () => {
   const { HeaderLearner } = await import('../../src/pace/index.js');
   const anchorAfter = (middle: 'bucket' | 'window') => {
-    const p = new HeaderLearner(undefined, Math.random);
+    const p = new HeaderLearner(undefined);
     let paused = 0;
-    // As the gate feeds it: every count read, then the answer observed.
+    // As the gate feeds it: every count read, then the answer observed, then a 429's pause.
     const feed = (o: Parameters<typeof p.read>[0]) => {
       p.read(o);
-      paused = p.observe(o, paused).until;
+      const wait = o.status === 429 ? (o.retryAfterMs ?? 0) : 0;
+      p.observe(o, wait, paused);
+      if (o.status === 429) paused = Math.max(paused, o.at + wait);
     };
     const rl = (remaining: number) => ({ limit: 5, remaining, resetMs: 1000 });
     const admit = (sentAt: number, remaining: number, inflight = 0) => feed({ at: sentAt + 1, sentAt, status: 200, rateLimit: rl(remaining), inflightOthers: inflight, inflightAtSend: inflight });
