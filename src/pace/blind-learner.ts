@@ -1,18 +1,7 @@
 /**
- * The learner without headers: the server says nothing but `429` + `Retry-After` (docs/api.md: the
- * limit's values and headers are unknown). Sending is split into spans — from the start (or the
- * end of a pause) to the request that met the next 429 — and each span teaches something; each
- * 429 costs a whole pause, so the rules spend as few as they can (docs/pacing.md, "Without
- * headers", rules B1–B9):
- * - slow start doubles the pace until the first 429, and the next span starts at half of it (B1);
- * - a short span says only that its pace was too fast; a long one admitted at the limit's rate (B2);
- * - every span bounds a token bucket's rate from both sides (bucket-fit.ts): once the bounds agree,
- *   the pace holds just under the least of them, and what a pause refills goes at once after it (B3);
- * - spans after pauses that admit the same count are a window's: its quota goes at once at each
- *   window's start, timed by the gate's log (B4, B5);
- * - a 429 with more in flight than any admitted request had is a cap on requests in flight (B6);
- * - the pace probes up slowly, faster the longer no 429 comes, so a raised limit is found (B7);
- * - a limit remembered from an earlier run is started from, and confirmed or dropped (B8).
+ * The learner without headers: the server says nothing but `429` + `Retry-After`. Sending is split
+ * into spans, from the start (or the end of a pause) to the request that met the next 429; each
+ * 429 costs a whole pause, so every span is made to teach what it can (docs/pacing.md, rules B1–B9).
  */
 import { bucketBounds, countIn, fixedGridQuota, jitterOf, sorted, type Admit, type Span } from './bucket-fit.js';
 import type { Anchor, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';

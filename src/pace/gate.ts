@@ -1,15 +1,8 @@
 /**
- * When each request may start. Pure — it is given the time and says how long to wait — so the
- * same code runs under the real limiter (limiter.ts, which sleeps) and under the simulations in
- * test/ (a virtual clock). docs/pacing.md has the rules in order.
- *
- * What holds a request back: a 429 pause (nobody starts until it ends); a recognised window's log
- * (a quota at each window's start, log.ts); otherwise the spacing of the pace (slots one gap
- * apart, booked in order so that a late timer does not slow the pace down); a cap on requests in
- * flight; after a pause, no more in flight than the last span admitted until one is admitted; and,
- * when the server publishes its quota, a mirror of it (mirror.ts). What the pace, the window and
- * the cap are, a learner decides: the one without headers (blind-learner.ts) until an answer
- * carries a count, then the one that reads them (header-learner.ts).
+ * When each request may start (docs/pacing.md, rules G1–G5). Pure — given the time, it says how
+ * long to wait — so the same code runs under the real limiter (limiter.ts) and the simulations on a
+ * virtual clock. What the pace, the window and the cap are, the learner in charge decides: the one
+ * without headers (blind-learner.ts) until an answer carries a count, then header-learner.ts.
  */
 import { backoffMs } from './backoff.js';
 import { BlindLearner } from './blind-learner.js';

@@ -1,11 +1,9 @@
 /**
  * The one limiter every request of the process passes: bottleneck holds the requests in flight
- * (--concurrency, narrowed when the pacer finds a concurrency cap); the gate (gate.ts, pure)
- * decides when each may start — the pace, the server's quota, a 429 pause. With a budget shared
- * through Redis (shared-limiter.ts), one gate for every process decides instead (central-gate.ts,
- * run by whichever process leads): each start is granted there and each answer goes back to it;
- * this process keeps only its own --rate, and its gate waits, seeded with the shared pace, for
- * Redis to fail.
+ * (--concurrency, narrowed to a cap once found); the gate (gate.ts) decides when each may start.
+ * With a budget shared through Redis (shared-budget.ts), the leader's one gate grants each start
+ * instead; this process keeps only its own --rate, and its gate, seeded with the shared pace,
+ * takes over if Redis fails.
  */
 import Bottleneck from 'bottleneck';
 import { PaceGate, type Ticket } from './gate.js';
@@ -21,7 +19,7 @@ export interface LimiterOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told of every pause (for --verbose and progress). */
   onPause?: (ms: number) => void;
-  /** The budget shared with other processes through Redis (shared-limiter.ts), if any. */
+  /** The budget shared with other processes through Redis (shared-budget.ts), if any. */
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
   onSharedLost?: (err: unknown) => void;

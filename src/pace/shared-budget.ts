@@ -1,22 +1,13 @@
 /**
  * One rate-limit budget for every callctl process using the same key and base URL, on Redis
- * (docs/pacing.md, "One budget, several processes"). The limit is the key's, so one gate decides
- * every start of every process (central-gate.ts): the leader — whoever holds a lock — runs it.
- * - A process asks for each start with a want (a line in the budget's inbox list) and waits for a
- *   grant on its own list; the leader reads the inbox as it fills (a blocking pop), grants in order
- *   what its gate lets go, and the process sends at once.
- * - Every answer goes back through the inbox under its grant's number, so the one gate learns from
- *   all of them: the pace, the quota mirror, a window's log, a cap on requests in flight.
- * - A new leader (the last one ended, or died and its lock lapsed) takes up the pace the last one
- *   wrote, and every process asks again for the starts it was still waiting for. Each process
- *   marks itself alive every tick; what was granted to one whose mark lapsed (killed, or closed) is
- *   given up at once.
- * bottleneck's clustering mode did this once, with a shared spacing: its spacing counted from when
- * each start was registered, so every timer's lateness and round trip was lost, and its keys
- * vanishing (a Redis restart without persistence, bottleneck #205/#219) failed every call. A shared
- * gap learnt from every answer came next: a gap alone could not carry a window's log or a cap.
- * On any Redis error the process paces alone, from the shared pace, after one warning; no request
- * is dropped or run twice. Loaded only with a URL.
+ * (docs/pacing.md, rules S1–S4): the leader, whoever holds a lock, runs the one gate
+ * (shared-gate.ts). A process asks for each start with a want (a line in the inbox list) and waits
+ * for a grant on its own list; every answer goes back through the inbox under its grant's number.
+ * A new leader takes up the pace the last one wrote, and every process asks again for what it
+ * waits for; what was granted to a process whose alive mark lapsed is given up. On any Redis error
+ * the process paces alone, from the shared pace, after one warning; no request is dropped or run
+ * twice. (Not bottleneck's clustering: its keys vanishing with a Redis restart failed every call,
+ * and a shared spacing cannot carry a window's log or a cap.) Loaded only with a URL.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
@@ -116,9 +107,8 @@ export class SharedBudget {
     }
     if (this.closed || this.closing) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
-    // Refused while its want is still on its way (Redis failed elsewhere, the budget closed), it
-    // must not count as unhandled meanwhile: the caller gets the refusal from the return below. (A
-    // hung Redis crashed the import this way: "Command timed out", uncaught.)
+    // Refused while its want is still on its way, it must not count as unhandled meanwhile (a crash
+    // on a hung Redis): the caller gets the refusal from the return below.
     granted.catch(() => undefined);
     try {
       await this.redis.rpush(this.keys.inbox, `w|${this.proc}`);
@@ -248,8 +238,7 @@ export class SharedBudget {
         }
         const pace = gate.pace;
         if (pace !== undefined) {
-          // (The cap on requests in flight too: a new leader that had to find it again met a 429 and a
-          // second's pause for it, at the end of every run whose first leader ended first.)
+          // (The cap too: a new leader would otherwise meet a 429 to find it again.)
           const window = gate.gate.window;
           await this.redis.multi().hset(k.state, 'rate', String(pace), 'at', String(now), 'window', Number.isFinite(window) ? String(window) : '').pexpire(k.state, tune.STALE_MS).exec();
           hooks.follow(1000 / pace);
@@ -264,8 +253,8 @@ export class SharedBudget {
   }
 
   private takeLead(token: string, seed: { rate: number; window?: number } | undefined): void {
-    // Closed while the lock was being taken (the tick was on its way to Redis): hand it back. (A
-    // connection opened now was never closed, and held the process open after its import ended.)
+    // Closed while the lock was being taken: hand it back (a connection opened now would hold the
+    // process open).
     if (this.closed || this.closing) {
       this.redis.eval(RELEASE, 1, this.keys.leader, token).catch(() => undefined);
       return;
@@ -400,9 +389,7 @@ export class SharedBudget {
     const lead = this.lead;
     if (lead) {
       // The lead is handed on with nothing in flight: a new leader's gate counts only what it
-      // granted itself, and granted a cap's places again over the last one's requests still at the
-      // server — a 429 and a second's pause at the end of most runs whose first leader ended first.
-      // Nothing more is granted; what was answers within a request's time.
+      // granted itself, and would grant a cap's places again over requests still at the server.
       lead.gate.drain();
       await pushed;
       await this.pump(lead).catch(() => undefined);
@@ -411,9 +398,8 @@ export class SharedBudget {
     }
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    // A tick under way may still renew or take the lock, or mark this process alive again: it
-    // ends first, so that what follows is the last word (an orphaned lock held every process for
-    // its 3 s).
+    // A tick under way may still renew or take the lock, or mark this process alive: it ends first,
+    // so that what follows is the last word.
     await this.tickRun?.catch(() => undefined);
     const leading = this.lead;
     this.endLead();
@@ -447,14 +433,7 @@ function splitLine(line: string): [string, string, string] {
 }
 
 /** Where Redis is, for messages (no password). */
-function where(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.host || url;
-  } catch {
-    return url;
-  }
-}
+const where = (url: string): string => (URL.canParse(url) && new URL(url).host) || url;
 
 export interface SharedLimiterOptions {
   redisUrl: string;

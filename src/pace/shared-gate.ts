@@ -1,15 +1,9 @@
 /**
- * One gate for every process sharing a key's budget (docs/pacing.md, "One budget, several
- * processes"). Pure: the Redis side (shared-limiter.ts) carries the wants, grants and answers; this
- * part decides — so the simulation drives it exactly as it drives a single process's gate.
- *
- * The limit belongs to the key, not to a process, so the whole of callctl's pacing — the pace, the
- * quota mirror, a window's log, the burst after a pause, a cap on requests in flight — runs in one
- * PaceGate, held by the leader, as if one process sent every request: each process asks for a
- * start (a want), the leader's gate grants them in order when it would have let its own request
- * go, and every answer comes back to it under its grant's number. A gap alone, shared, could not
- * carry the rest: three processes following one pace ran windows at 46–82 % of the limit and a cap
- * at 61–66 %.
+ * The one gate of a key's budget (docs/pacing.md, rules S1–S4). Pure: the Redis side
+ * (shared-budget.ts) carries the wants, grants and answers; this part decides, so the simulation
+ * drives it as it drives one process's gate. The limit is the key's, so the whole pacing — pace,
+ * quota mirror, window's log, burst after a pause, cap — runs in one PaceGate held by the leader,
+ * as if one process sent every request: a gap alone, shared, cannot carry a window's log or a cap.
  */
 import { PaceGate, type Ticket } from './gate.js';
 import type { Answer } from './types.js';
@@ -167,16 +161,12 @@ export class CentralGate {
   }
 
   /**
-   * Most requests in flight the gate grants after a pause (or as a new leader given a cap), once a
-   * cap is known and the server says nothing: half the window at first (two at least), then half
-   * as many again as were in flight together with one admitted since, until that reaches the window
-   * or a second has passed (`tune.RAMP_MS`) — a round trip or two. A cap read too high (shared, answers
-   * come through Redis and a process's event loop: on a loaded machine tens of milliseconds late
-   * while the imports start, and a cap of 2 was read as 5) sent its whole window at once after each
-   * pause, three more 429s each time, twice, before it was lowered. Now it meets one, after an
-   * admitted answer of its own span, whose service time lets it lower the cap (blind-pace.ts, the
-   * leader's count). (From two, it cost a cap of 10 at 200 ms 2 % of its pace in the simulation;
-   * from the start, before any cap is known, a fifth.)
+   * S3. Most requests in flight the gate grants after a pause (or as a new leader given a cap), once
+   * a cap is known: half the window at first (two at least), then half as many again as were in
+   * flight together with one admitted since, until that reaches the window or RAMP_MS has passed.
+   * Shared, answers come late through Redis, so a cap may be read too high: sending its whole window
+   * after each pause would meet a 429 per place over; the ramp meets one, after an admitted answer
+   * whose service time lets the leader's count lower the cap (blind-learner.ts, B6).
    */
   private rampLimit(now: number): number {
     const window = this.gate.window;
@@ -208,13 +198,11 @@ export class CentralGate {
   }
 
   /**
-   * A cap on requests in flight is full: each place frees only when an answer reaches the leader,
-   * through Redis, and the next start reaches its process the same way — over real Redis a place
-   * stood idle that long for every request (a cap of 3 at 40 ms: 53–84 % of the limit, shared).
-   * So the wants at the head of the line, in order, are granted ahead, each in the place of a
-   * request in flight of its own process: that process sends it the moment the answer comes (if
-   * admitted) and tells the leader with that answer; the place passes on and the cap is never
-   * exceeded. A want whose process has nothing in flight stops it: the next place freed is its own.
+   * S2. A cap on requests in flight is full: a place freed reaches the leader and its next start
+   * reaches a process only through Redis, and would stand idle meanwhile. So the wants at the head
+   * of the line, in order, are granted ahead, each in the place of a request in flight of its own
+   * process, which sends it the moment that answer comes (if admitted) and says so with the answer:
+   * the cap is never exceeded. A want whose process has nothing in flight stops it.
    */
   private attach(): FollowOn[] {
     const out: FollowOn[] = [];
@@ -263,14 +251,10 @@ export class CentralGate {
 
   private finish(id: number, g: { ticket: Ticket; proc: string }, answer: Answer, now: number, timing: { sentAt: number; at: number } | undefined): number {
     let ticket = g.ticket;
-    // What was in flight at the server when this request was sent: the leader counts a request in
-    // flight from its grant until its answer comes back through Redis, so its own count runs high
-    // by two hops and two processes' event loops — on a loaded machine, several milliseconds a
-    // request. Over real HTTP a cap of 3 at 40 ms was read as 4–7, and each later 429 (sent with 3
-    // others) then cut the rate instead: 53–67 % of the limit in most runs. The process says when
-    // it sent and when the answer came, on its own clock; the leader counts, on its own, every
-    // request that was sent before this one and not yet answered then — those still unanswered
-    // here granted before it — and takes the lower of the two counts.
+    // What was in flight at the server when this request was sent: the leader's own count (grant to
+    // answer, through Redis) runs high by two hops and two event loops, which reads a cap too high.
+    // The process says when it sent and when the answer came, on its own clock; the leader counts
+    // every request sent before this one and not yet answered then, and takes the lower count.
     if (timing !== undefined && timing.sentAt > 0 && timing.at >= timing.sentAt) {
       // On the leader's clock: each process's offset is the least its answers took to arrive here.
       const offset = Math.min(this.offsets.get(g.proc) ?? Infinity, now - timing.at);
