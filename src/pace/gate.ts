@@ -115,7 +115,7 @@ export class PaceGate {
 
   /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
   get window(): number {
-    return this.learner.window;
+    return this.learner.window ?? Infinity;
   }
 
   /** When the limiter may send again (ms). */
@@ -141,7 +141,7 @@ export class PaceGate {
 
   /** Requests that may go at once when a pause ends. */
   burstAfter(): number {
-    return this.learner.burstAfter();
+    return this.learner.burstAfter?.() ?? 0;
   }
 
   /**
@@ -152,8 +152,8 @@ export class PaceGate {
   start(now: number, busy: boolean): StartVerdict {
     const learner = this.learner;
     // A request the spacing holds back is waiting for the pace too, even alone (paging).
-    if (busy || now < this.nextRelease) learner.onBusy(now);
-    else learner.onIdle();
+    if (busy || now < this.nextRelease) learner.onBusy?.(now);
+    else learner.onIdle?.();
     const resumeAt = this.pausedUntil;
     if (now < resumeAt) return { retryAt: resumeAt };
     // A recognised window: its log alone times the starts, and a whole quota goes at once at each
@@ -176,7 +176,7 @@ export class PaceGate {
     } else if (now < this.nextRelease) return { retryAt: this.nextRelease };
     // A cap on requests in flight, once found, holds every request — also those that were already
     // waiting here when it was found (bottleneck's own cap counts them as running).
-    if (this.inflight >= learner.window) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true, ...(anchor === undefined ? { cap: true as const } : {}) };
+    if (this.inflight >= this.window) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true, ...(anchor === undefined ? { cap: true as const } : {}) };
     // (Held, one of them is still on its way — fewer than the cap are admitted, and the rest are not
     // freed — so an answer will free a place or lift the cap.)
     if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true };
@@ -196,7 +196,7 @@ export class PaceGate {
    * follow-ons: a cap on requests in flight was full, so the place passed straight on).
    */
   startNow(now: number): Ticket {
-    this.learner.onBusy(now);
+    this.learner.onBusy?.(now);
     return this.commit(now, false, this.learner.settings(), undefined, this.pausedUntil);
   }
 
@@ -223,7 +223,7 @@ export class PaceGate {
     this.log.start(now, this.learner.anchor()?.quota ?? 0);
     this.inflight += 1;
     if (now >= this.restartFrom) this.restartSent += 1;
-    this.learner.onSend(now);
+    this.learner.onSend?.(now);
     return ticket;
   }
 
@@ -270,8 +270,8 @@ export class PaceGate {
       if (ticket.sentAt >= before) this.mirror.paused();
       // A window's quota, once recognised, may go at once when it ends; until a request sent after
       // it is admitted, no more go than the pause can have refilled.
-      this.burstLeft = learner.burstAfter();
-      this.restartCap = Math.max(this.burstLeft, learner.restartCap());
+      this.burstLeft = this.burstAfter();
+      this.restartCap = Math.max(this.burstLeft, learner.restartCap?.() ?? Infinity);
       this.restartFrom = this.pausedUntil;
       this.restartAdmitted = 0;
       this.restartSent = 0;

@@ -22,7 +22,6 @@ interface QuotaSample {
 export class HeaderLearner implements Learner {
   /** Engaged: an answer carried a count (read). */
   engaged = false;
-  readonly window = Infinity;
   /** What the server said remains, less what was in flight (the mirror's first reading). */
   private credits: number | null = null;
   /** The most the quota was ever seen to hold. */
@@ -112,14 +111,6 @@ export class HeaderLearner implements Learner {
     return { limit: { shape: 'bucket', rate: this.refill, ...(this.capacity !== null ? { burst: this.capacity } : {}), headers }, learnt: this.readCount };
   }
 
-  burstAfter(): number {
-    return 0;
-  }
-
-  restartCap(): number {
-    return Infinity;
-  }
-
   anchor(): Anchor | undefined {
     return this.anchorEnded || !this.anchorArmed ? undefined : this.quotaAnchor;
   }
@@ -128,10 +119,6 @@ export class HeaderLearner implements Learner {
   anchorMissed(): void {
     this.anchorEnded = true;
   }
-
-  onSend(): void {}
-  onBusy(): void {}
-  onIdle(): void {}
 
   /** A request waits for the mirror's credits (not a pause, not --rate). */
   mirrorHeld(now: number): void {

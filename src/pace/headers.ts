@@ -100,28 +100,23 @@ function fromDraft08(rl: string, policy: string | undefined, nowMs: number): Rat
 function fromDraft07(rl: string, policy: string | undefined, nowMs: number): RateLimitInfo | undefined {
   const params = new Map<string, string>();
   for (const item of parseItems(rl)) for (const [k, v] of item) params.set(k, v);
-  const info: RateLimitInfo = {};
-  const limit = nonNegative(params.get('limit'));
-  const remaining = nonNegative(params.get('remaining'));
-  const reset = resetToMs(nonNegative(params.get('reset')), nowMs);
-  if (limit !== undefined) info.limit = limit;
-  if (remaining !== undefined) info.remaining = remaining;
-  if (reset !== undefined) info.resetMs = reset;
-  const w = windowFromPolicy(policy, limit);
-  if (w !== undefined) info.windowMs = w;
-  return Object.keys(info).length > 0 ? info : undefined;
+  return fields(nonNegative(params.get('limit')), nonNegative(params.get('remaining')), nonNegative(params.get('reset')), policy, nowMs);
 }
 
 function fromTriple(headers: HeaderBag, prefix: string, nowMs: number): RateLimitInfo | undefined {
+  const limit = header(headers, `${prefix}-limit`);
+  return fields(leadingNumber(limit), nonNegative(header(headers, `${prefix}-remaining`)), nonNegative(header(headers, `${prefix}-reset`)), header(headers, `${prefix}-policy`) ?? limit, nowMs);
+}
+
+/** What a draft-7 or triple form said (undefined: nothing), the window read from its policy. */
+function fields(limit: number | undefined, remaining: number | undefined, reset: number | undefined, policy: string | undefined, nowMs: number): RateLimitInfo | undefined {
   const info: RateLimitInfo = {};
-  const limit = leadingNumber(header(headers, `${prefix}-limit`));
-  const remaining = nonNegative(header(headers, `${prefix}-remaining`));
-  const reset = resetToMs(nonNegative(header(headers, `${prefix}-reset`)), nowMs);
+  const resetMs = resetToMs(reset, nowMs);
+  const windowMs = windowFromPolicy(policy, limit);
   if (limit !== undefined) info.limit = limit;
   if (remaining !== undefined) info.remaining = remaining;
-  if (reset !== undefined) info.resetMs = reset;
-  const w = windowFromPolicy(header(headers, `${prefix}-policy`) ?? header(headers, `${prefix}-limit`), limit);
-  if (w !== undefined) info.windowMs = w;
+  if (resetMs !== undefined) info.resetMs = resetMs;
+  if (windowMs !== undefined) info.windowMs = windowMs;
   return Object.keys(info).length > 0 ? info : undefined;
 }
 

@@ -6,18 +6,13 @@
  * as if one process sent every request: a gap alone, shared, cannot carry a window's log or a cap.
  */
 import { PaceGate, type Ticket } from './gate.js';
-import type { Answer } from './types.js';
-import type { RateLimitInfo } from './headers.js';
+import type { Answer, RateLimitInfo } from './types.js';
 import * as tune from './tuning.js';
 
-/** One answer as it travels between processes. */
-export interface SharedAnswer {
-  /** When it arrived and when its request was sent (ms since the epoch: one clock for all). */
+/** One answer as it travels between processes: when it arrived and its request was sent (ms since the epoch). */
+export interface SharedAnswer extends Answer {
   at: number;
   sentAt: number;
-  status: number;
-  retryAfterMs?: number | undefined;
-  rateLimit?: RateLimitInfo | undefined;
 }
 
 const num = (s: string | undefined): number | undefined => (s === undefined || s === '' ? undefined : Number.isFinite(Number(s)) ? Number(s) : undefined);

@@ -110,26 +110,27 @@ export interface Learnt {
 
 /**
  * What the gate (gate.ts) asks of a learner: the one without headers (blind-learner.ts) until an
- * answer carries a count, then the one that reads them (header-learner.ts).
+ * answer carries a count, then the one that reads them (header-learner.ts). The optional members
+ * only the learner without headers has: with headers, the server's counts pace, and say the rest.
  */
 export interface Learner {
   /** The pace in requests per second (for progress and stats). */
   readonly pace: number;
-  /** Most requests in flight the limit allows (Infinity: only --concurrency binds). */
-  readonly window: number;
+  /** Most requests in flight the limit allows (none: only --concurrency binds). */
+  readonly window?: number;
   settings(): PaceSettings;
   /** A request goes out now. */
-  onSend(now: number): void;
+  onSend?(now: number): void;
   /** A request is about to start while others wait for the pace: the pace may grow. */
-  onBusy(now: number): void;
+  onBusy?(now: number): void;
   /** Nothing waits: growth restarts from the next busy moment. */
-  onIdle(): void;
+  onIdle?(): void;
   /** Feeds one answer (status 0: a transport failure); `wait`: the pause a 429 calls for; `pausedUntil`: the limiter's pause so far. */
   observe(o: Observation, wait: number, pausedUntil: number): void;
-  /** Requests that may go at once when a pause ends. */
-  burstAfter(): number;
-  /** After a pause, the requests that may be in flight until one sent after it is admitted. */
-  restartCap(): number;
+  /** Requests that may go at once when a pause ends (none: 0). */
+  burstAfter?(): number;
+  /** After a pause, the requests that may be in flight until one sent after it is admitted (none: no cap). */
+  restartCap?(): number;
   /** A window's quota and length the gate keeps to, once recognised. */
   anchor(): Anchor | undefined;
   /** A request the anchor let go met a 429. */
