@@ -7,6 +7,24 @@ import { bucketBounds, countIn, fixedGridQuota, jitterOf, sorted, type Admit, ty
 import type { Anchor, Learner, Learnt, Limit, Observation, PaceSettings } from './types.js';
 import * as tune from './tuning.js';
 
+/**
+ * A span still open: when it began, whether in slow start, what went at once then (burstAfter), its
+ * sends, its admitted requests (the most in flight at one's send, their send times), its sends that
+ * failed in transport, and the pace at each send (for the recent admitted rate, recentFrom).
+ */
+interface OpenSpan {
+  start: number;
+  slow: boolean;
+  burst: number;
+  sends: number[];
+  admitted: number;
+  maxInflight: number;
+  admits: Admit[];
+  admittedAt: number[];
+  failed: number;
+  paceAtSend: Array<[number, number]>;
+}
+
 export class BlindLearner implements Learner {
   /** Requests per second the spacing keeps to. */
   rate: number;
@@ -25,19 +43,8 @@ export class BlindLearner implements Learner {
   /** Since the last 429 (or the start): the probe speeds up with it (B7). */
   private quietFrom = Infinity;
 
-  // The span now open: when it began, the pace it began at, and what it sent and admitted.
-  private spanStart: number | undefined;
-  private spanSlow = true;
-  private spanAdmitted = 0;
-  private spanMaxInflight = 0;
-  private spanSends: number[] = [];
-  private spanAdmits: Admit[] = [];
-  private spanFailed = 0;
-  /** What went at once when it began (burstAfter). */
-  private spanBurst = 0;
-  /** Send times of its admitted requests, and the pace at each of its sends (the recent admitted rate). */
-  private readonly admittedAt: number[] = [];
-  private readonly paceAtSend: Array<[number, number]> = [];
+  /** The span now open (none before the first send). */
+  private open: OpenSpan | undefined;
 
   // What the spans taught.
   private readonly spans: Span[] = [];
@@ -185,22 +192,15 @@ export class BlindLearner implements Learner {
   }
 
   onSend(now: number): void {
-    if (this.spanStart === undefined || this.spanStart < this.pausedUntil) {
-      this.spanStart = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
-      this.spanSlow = this.slowStart;
-      this.spanAdmitted = 0;
-      this.spanMaxInflight = 0;
-      this.admittedAt.length = 0;
-      this.paceAtSend.length = 0;
-      this.spanSends = [];
-      this.spanAdmits = [];
-      this.spanFailed = 0;
-      this.spanBurst = this.burstAfter();
+    if (this.open === undefined || this.open.start < this.pausedUntil) {
+      const start = Math.max(now, this.pausedUntil === -Infinity ? now : this.pausedUntil);
+      this.open = { start, slow: this.slowStart, burst: this.burstAfter(), sends: [], admitted: 0, maxInflight: 0, admits: [], admittedAt: [], failed: 0, paceAtSend: [] };
     }
+    const open = this.open;
     if (this.quietFrom === Infinity) this.quietFrom = now;
-    if (this.spanSends.length < tune.SPAN_SENDS_MAX) this.spanSends.push(now);
-    if (this.paceAtSend.length >= 8192) this.paceAtSend.splice(0, 4096);
-    this.paceAtSend.push([now, this.rate]);
+    if (open.sends.length < tune.SPAN_SENDS_MAX) open.sends.push(now);
+    if (open.paceAtSend.length >= 8192) open.paceAtSend.splice(0, 4096);
+    open.paceAtSend.push([now, this.rate]);
   }
 
   /** B1, B7. Requests are waiting for the pace: it grows (slow start, then a probe). */
@@ -230,9 +230,9 @@ export class BlindLearner implements Learner {
   observe(o: Observation, wait: number): void {
     this.firstSentAt = Math.min(this.firstSentAt ?? o.sentAt, o.sentAt);
     this.lastAnswerAt = Math.max(this.lastAnswerAt, o.at);
-    const inSpan = this.spanStart !== undefined && o.sentAt >= this.spanStart;
+    const open = this.open !== undefined && o.sentAt >= this.open.start ? this.open : undefined;
     if (o.status === 0) {
-      if (inSpan) this.spanFailed += 1;
+      if (open) open.failed += 1;
       return;
     }
     if (o.status !== 429) {
@@ -245,13 +245,13 @@ export class BlindLearner implements Learner {
         this.windowGrownAt = o.at;
         this.learnt = true;
       }
-      if (inSpan) {
-        this.spanAdmitted += 1;
-        this.spanMaxInflight = Math.max(this.spanMaxInflight, o.inflightAtSend);
+      if (open) {
+        open.admitted += 1;
+        open.maxInflight = Math.max(open.maxInflight, o.inflightAtSend);
         this.admittedInflightMax = Math.max(this.admittedInflightMax, o.inflightAtSend);
-        if (this.admittedAt.length >= 8192) this.admittedAt.splice(0, 4096);
-        this.admittedAt.push(o.sentAt);
-        if (this.spanAdmits.length < tune.SPAN_SENDS_MAX) this.spanAdmits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
+        if (open.admittedAt.length >= 8192) open.admittedAt.splice(0, 4096);
+        open.admittedAt.push(o.sentAt);
+        if (open.admits.length < tune.SPAN_SENDS_MAX) open.admits.push({ sentAt: o.sentAt, rtt: o.at - o.sentAt });
       }
       // B5. Answers overtake each other on the wire: one admitted after the last 429 still counts in
       // the span that met it when sent before its refused request — or, as a window counts
@@ -271,9 +271,9 @@ export class BlindLearner implements Learner {
     }
     this.quietFrom = o.at;
     // An echo (sent before the last pause ended) teaches nothing new.
-    if (o.sentAt >= this.pausedUntil && this.spanStart !== undefined) {
-      this.lastSpanAdmitted = this.spanAdmitted;
-      this.learn(o);
+    if (o.sentAt >= this.pausedUntil && this.open !== undefined) {
+      this.lastSpanAdmitted = this.open.admitted;
+      this.learn(o, this.open);
     }
     // (An echo that calls for no longer pause leaves the pause's length as it was.)
     if (o.at + wait >= this.pausedUntil) this.lastPauseMs = wait;
@@ -282,16 +282,16 @@ export class BlindLearner implements Learner {
   }
 
   /** A 429 that ends the span now open: what it teaches, rule by rule. */
-  private learn(o: Observation): void {
+  private learn(o: Observation, open: OpenSpan): void {
     this.regrowTo = 0;
-    const T = Math.max(1, o.sentAt - (this.spanStart as number));
-    const A = this.spanAdmitted;
-    const rtts = this.spanAdmits.map((x) => x.rtt);
-    const span: Span = { pauseMs: this.lastPauseMs, T, A, slow: this.spanSlow, sends: sorted(this.spanSends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: this.spanFailed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: this.spanAdmits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
+    const T = Math.max(1, o.sentAt - open.start);
+    const A = open.admitted;
+    const rtts = open.admits.map((x) => x.rtt);
+    const span: Span = { pauseMs: this.lastPauseMs, T, A, slow: open.slow, sends: sorted(open.sends), refusedAt: o.sentAt, jitterMs: jitterOf(rtts), rttMaxMs: rtts.reduce((a, b) => Math.max(a, b), 1), rttMinMs: rtts.reduce((a, b) => Math.min(a, b), Infinity), failed: open.failed, retryAfterMs: o.retryAfterMs ?? 0, retryAfterKnown: o.retryAfterMs !== undefined, admits: open.admits, refusedRttMs: o.at - o.sentAt, overtook: 0 };
     // (Its admitted answers that come later are added to it alone: not twice.)
-    this.spanAdmits = [];
+    open.admits = [];
     this.lastSpan = span;
-    this.lastSpanStart = this.spanStart as number;
+    this.lastSpanStart = open.start;
     this.learnt = true;
     if (span.pauseMs === Infinity) this.firstSpan ??= span;
     if (this.seeded !== undefined && this.judgeSeed(span)) return;
@@ -316,12 +316,12 @@ export class BlindLearner implements Learner {
     // B6. More in flight than any admitted request had: the limit is on concurrency — unless they
     // were in flight together because a burst sent them together (a refill or a quota after a
     // pause, met by the 429 within it, before its first answer, or after it was all admitted).
-    const sentTogether = this.spanBurst > 0 && (A >= this.spanBurst || T < span.rttMinMs || this.spanSends.filter((t) => t <= o.sentAt).length <= this.spanBurst);
-    if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(this.spanMaxInflight + 1, o.inflightAtSend)) {
+    const sentTogether = open.burst > 0 && (A >= open.burst || T < span.rttMinMs || open.sends.filter((t) => t <= o.sentAt).length <= open.burst);
+    if (!sentTogether && o.inflightAtSend > this.admittedInflightMax && A > 0 && this.window > Math.max(open.maxInflight + 1, o.inflightAtSend)) {
       if (this.window === Infinity) this.windowFoundAt = o.at;
-      this.window = Math.max(1, this.spanMaxInflight + 1, o.inflightAtSend, Math.min(this.window - 1, windowOverWire(span)));
+      this.window = Math.max(1, open.maxInflight + 1, o.inflightAtSend, Math.min(this.window - 1, windowOverWire(span)));
       this.lastWindowCutAt = o.at;
-      this.admittedInflightMax = this.spanMaxInflight;
+      this.admittedInflightMax = open.maxInflight;
       this.slowStart = false;
       this.rate = Math.min(this.ceiling, Math.max(this.rate, ((A / T) * 1000) * 1.5));
       return;
@@ -571,7 +571,7 @@ export class BlindLearner implements Learner {
     if ((this.spans.length === 1 && !this.seededAtStart) || cur.slow) return paceAt429 * tune.FIRST_SHARE;
     if (cur.T >= tune.LONG_SPAN_MS) {
       const since = this.recentFrom(at, cur.T);
-      const recent = this.admittedAt.filter((t) => t >= since).length;
+      const recent = (this.open as OpenSpan).admittedAt.filter((t) => t >= since).length;
       const R = Math.min(paceAt429, recent / ((at - since) / 1000));
       this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
       return Math.min(this.solvedRate, paceAt429) * tune.HOLD;
@@ -602,9 +602,9 @@ export class BlindLearner implements Learner {
     const from = at - Math.min(T, tune.RECENT_MS);
     let refusedAt = -Infinity;
     let refusedPace = 0;
-    for (const [t, pace] of this.paceAtSend) if (t <= at && t >= refusedAt) [refusedAt, refusedPace] = [t, pace];
+    for (const [t, pace] of (this.open as OpenSpan).paceAtSend) if (t <= at && t >= refusedAt) [refusedAt, refusedPace] = [t, pace];
     let steadyFrom = -Infinity;
-    for (const [t, pace] of this.paceAtSend) if (t <= at && pace < tune.RAMP_SHARE * refusedPace) steadyFrom = Math.max(steadyFrom, t);
+    for (const [t, pace] of (this.open as OpenSpan).paceAtSend) if (t <= at && pace < tune.RAMP_SHARE * refusedPace) steadyFrom = Math.max(steadyFrom, t);
     if (steadyFrom === -Infinity) return from;
     return Math.max(from, Math.min(steadyFrom, at - Math.max(tune.RAMP_MIN_MS, (tune.RAMP_MIN_SENDS * 1000) / refusedPace)));
   }
