@@ -573,11 +573,11 @@ export class BlindLearner implements Learner {
       const since = this.recentFrom(at, cur.T);
       const recent = (this.open as OpenSpan).admittedAt.filter((t) => t >= since).length;
       const R = Math.min(paceAt429, recent / ((at - since) / 1000));
-      this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * 0.97) : R;
+      this.solvedRate = this.solvedRate !== undefined ? Math.max(R, this.solvedRate * tune.SOLVED_STEP) : R;
       return Math.min(this.solvedRate, paceAt429) * tune.HOLD;
     }
     if (this.solvedRate !== undefined) {
-      this.solvedRate = Math.min(this.solvedRate * 0.97, paceAt429);
+      this.solvedRate = Math.min(this.solvedRate * tune.SOLVED_STEP, paceAt429);
       return this.solvedRate * tune.HOLD;
     }
     // A span whose refused request left before any of its answers came back was one burst, not a
@@ -674,7 +674,7 @@ function windowAfterQuota(x: Span): number {
  */
 function provesQuota(x: Span): boolean {
   const first = x.sends[0];
-  return first !== undefined && x.A > 0 && x.pauseMs !== Infinity && x.refusedAt - first >= (x.pauseMs / x.A) * 1.05 + x.rttMaxMs;
+  return first !== undefined && x.A > 0 && x.pauseMs !== Infinity && x.refusedAt - first >= (x.pauseMs / x.A) * tune.PROOF_SPARE + x.rttMaxMs;
 }
 
 /** B4. A short span that began with a whole quota, were the limit a window's: the first, or one after a pause of a second or more. */

@@ -54,16 +54,12 @@ export class PaceGate {
   /** The anchor last checked against the log's history (see StartLog.refutes). */
   private anchorChecked: Anchor | undefined;
   /**
-   * After a pause, at most this many requests start until as many as that are admitted
-   * (blind-learner.ts, restartCap): over a real network, the whole pace would otherwise leave before
-   * the first answer came back, and every request after the refill would meet a 429.
+   * G4, B9. After the pause that ended at `from`, at most `cap` requests start until as many as that
+   * are admitted: over a real network, the whole pace would otherwise leave before the first answer
+   * came back, and every request after the refill would meet a 429. `freed`: of those `sent`,
+   * refused or lost — their places are free again.
    */
-  private restartCap = Infinity;
-  private restartFrom = Infinity;
-  private restartAdmitted = 0;
-  private restartSent = 0;
-  /** Of those started, refused or lost: their places are free again. */
-  private restartFreed = 0;
+  private restart = { cap: Infinity, from: Infinity, admitted: 0, sent: 0, freed: 0 };
   /** The limit this run started from (seed), and when its last request went. */
   private seeded: Limit | undefined;
   private lastSentAt: number | undefined;
@@ -179,7 +175,7 @@ export class PaceGate {
     if (this.inflight >= this.window) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true, ...(anchor === undefined ? { cap: true as const } : {}) };
     // (Held, one of them is still on its way — fewer than the cap are admitted, and the rest are not
     // freed — so an answer will free a place or lift the cap.)
-    if (this.restartSent - this.restartFreed >= this.restartCap) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true };
+    if (this.restart.sent - this.restart.freed >= this.restart.cap) return { retryAt: now + tune.WINDOW_RECHECK_MS, onFinish: true };
     const s = learner.settings();
     let mirrored: number | undefined;
     if (this.mirror.active && anchor === undefined) {
@@ -222,7 +218,7 @@ export class PaceGate {
     this.lastSentAt = now;
     this.log.start(now, this.learner.anchor()?.quota ?? 0);
     this.inflight += 1;
-    if (now >= this.restartFrom) this.restartSent += 1;
+    if (now >= this.restart.from) this.restart.sent += 1;
     this.learner.onSend?.(now);
     return ticket;
   }
@@ -271,20 +267,13 @@ export class PaceGate {
       // A window's quota, once recognised, may go at once when it ends; until a request sent after
       // it is admitted, no more go than the pause can have refilled.
       this.burstLeft = this.burstAfter();
-      this.restartCap = Math.max(this.burstLeft, learner.restartCap?.() ?? Infinity);
-      this.restartFrom = this.pausedUntil;
-      this.restartAdmitted = 0;
-      this.restartSent = 0;
-      this.restartFreed = 0;
-    } else if (ticket.sentAt >= this.restartFrom) {
+      this.restart = { cap: Math.max(this.burstLeft, learner.restartCap?.() ?? Infinity), from: this.pausedUntil, admitted: 0, sent: 0, freed: 0 };
+    } else if (ticket.sentAt >= this.restart.from) {
       // One that never reached the server frees its place (a dead network must not hold the rest
       // for good); as many admitted as the cap let go, the span goes past what the pause refilled.
       // (A 429 that called for no new pause — a Retry-After of 0 — frees its place too.)
-      if (answer.status === 0 || answer.status === 429) this.restartFreed += 1;
-      else if (++this.restartAdmitted >= this.restartCap) {
-        this.restartCap = Infinity;
-        this.restartFrom = Infinity;
-      }
+      if (answer.status === 0 || answer.status === 429) this.restart.freed += 1;
+      else if (++this.restart.admitted >= this.restart.cap) this.restart = { ...this.restart, cap: Infinity, from: Infinity };
     }
     const s = learner.settings();
     if (s.credits !== null && (answer.rateLimit?.remaining !== undefined || answer.status === 429)) {

@@ -43,19 +43,8 @@ export class HeaderLearner implements Learner {
   private admittedAt: number[] = [];
   private admittedHead = 0;
 
-  // H5. A window told from a bucket by its spans: the span now open began when the last pause
-  // ended, after a pause of `spanPauseMs`; its admitted answers and the counts they reported.
-  private spanFrom = -Infinity;
-  private spanPauseMs = Infinity;
-  private spanAdmitted = 0;
-  private spanFirstSent = Infinity;
-  private spanRoundTrip = 0;
-  private readonly spanCounts = new Set<number>();
-  /** A count reported twice: the bucket refilled during the span. */
-  private spanRefilled = false;
-  /** The count came back near whole on a request sent after its first 0 came back: it ran across a window's end. */
-  private spanCrossed = false;
-  private spanZeroAt: number | undefined;
+  // H5. A window told from a bucket by its spans: the span now open, and the published limit last read.
+  private span = openSpan(-Infinity, Infinity);
   private spanLimit: number | undefined;
   private windowEvidence: number[] = [];
   /** H6. No request starts before this: the next one's refusal, if it comes, would prove a window. */
@@ -153,7 +142,7 @@ export class HeaderLearner implements Learner {
       this.admittedAt.push(o.at);
       this.admittedRate(o.at); // (drops what is over a second old)
     }
-    if (o.status !== 429 && o.sentAt >= this.spanFrom) this.spanAnswer(o, rl, remaining);
+    if (o.status !== 429 && o.sentAt >= this.span.from) this.spanAnswer(o, rl, remaining);
     // A policy's quota (draft 8's `q`) is what refills over its window, not what the bucket holds:
     // its size is what it was ever seen to hold.
     this.capacity = (rl.windowMs !== undefined ? Math.max(remaining + 1, this.capacity ?? 0) : Math.max(rl.limit ?? 0, remaining, this.capacity ?? 0)) || null;
@@ -185,19 +174,19 @@ export class HeaderLearner implements Learner {
 
   /** H5, H6. An admitted answer of the span now open: its count, and when a refusal would prove a window. */
   private spanAnswer(o: Observation, rl: RateLimitInfo, remaining: number): void {
-    this.spanAdmitted += 1;
-    this.spanFirstSent = Math.min(this.spanFirstSent, o.sentAt);
-    this.spanRoundTrip = Math.max(this.spanRoundTrip, o.at - o.sentAt);
-    if (this.spanCounts.has(remaining)) this.spanRefilled = true;
-    if (this.spanZeroAt !== undefined && o.sentAt >= this.spanZeroAt && rl.limit !== undefined && remaining > 0 && remaining >= rl.limit - 1 - o.inflightAtSend) this.spanCrossed = true;
-    if (remaining === 0) this.spanZeroAt ??= o.at;
-    this.spanCounts.add(remaining);
+    this.span.admitted += 1;
+    this.span.firstSent = Math.min(this.span.firstSent, o.sentAt);
+    this.span.roundTrip = Math.max(this.span.roundTrip, o.at - o.sentAt);
+    if (this.span.counts.has(remaining)) this.span.refilled = true;
+    if (this.span.zeroAt !== undefined && o.sentAt >= this.span.zeroAt && rl.limit !== undefined && remaining > 0 && remaining >= rl.limit - 1 - o.inflightAtSend) this.span.crossed = true;
+    if (remaining === 0) this.span.zeroAt ??= o.at;
+    this.span.counts.add(remaining);
     this.spanLimit = rl.limit;
     // H6. A span that admitted exactly the published limit, each count once, may be a window's
     // quota: the next request waits until its refusal, if it comes, would prove a window. Sent
     // sooner, its refusal proves nothing.
-    const proofAfter = rl.limit !== undefined ? this.windowProofAfter(rl.limit, this.spanPauseMs) : Infinity;
-    this.windowProbeAt = rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.quotaSpan(rl.limit) && proofAfter + this.spanRoundTrip < 1000 ? this.spanFirstSent + proofAfter + 1 : undefined;
+    const proofAfter = rl.limit !== undefined ? this.windowProofAfter(rl.limit, this.span.pauseMs) : Infinity;
+    this.windowProbeAt = rl.windowMs === undefined && this.quotaAnchor === undefined && !this.anchorEnded && this.quotaSpan(rl.limit) && proofAfter + this.span.roundTrip < 1000 ? this.span.firstSent + proofAfter + 1 : undefined;
   }
 
   /**
@@ -280,33 +269,25 @@ export class HeaderLearner implements Learner {
     const limit = rl?.limit ?? this.spanLimit;
     // The window's length is read from the Retry-After, in whole seconds only if the refusal came
     // within the window's first second.
-    const after = refusedSentAt - this.spanFirstSent;
-    const provesWindow = rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.spanPauseMs)) && after + this.spanRoundTrip < 1000);
+    const after = refusedSentAt - this.span.firstSent;
+    const provesWindow = rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.span.pauseMs)) && after + this.span.roundTrip < 1000);
     if (provesWindow && this.quotaSpan(limit)) this.windowEvidence = [...this.windowEvidence, waitMs].slice(-2);
-    else if (!this.spanCrossed) this.windowEvidence = [];
+    else if (!this.span.crossed) this.windowEvidence = [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
     }
-    this.spanFrom = resumeAt;
-    this.spanPauseMs = waitMs;
-    this.spanAdmitted = 0;
-    this.spanFirstSent = Infinity;
-    this.spanRoundTrip = 0;
+    this.span = openSpan(resumeAt, waitMs);
     this.windowProbeAt = undefined;
-    this.spanCounts.clear();
-    this.spanRefilled = false;
-    this.spanCrossed = false;
-    this.spanZeroAt = undefined;
   }
 
   /** H6. The refusal that would prove a window goes alone, and the rest wait for its answer, when a round trip is under 5 % of the pause. */
   private windowProbeOne(): boolean {
-    return this.windowProbeAt !== undefined && this.spanRoundTrip * 20 < this.spanPauseMs;
+    return this.windowProbeAt !== undefined && this.span.roundTrip < tune.PROOF_ALONE * this.span.pauseMs;
   }
 
   /** H5. The span after a pause of a second or more admitted exactly `limit`, each count once: a window's quota, or a bucket's that size. */
   private quotaSpan(limit: number | undefined): boolean {
-    return this.spanPauseMs >= 1000 && this.spanPauseMs !== Infinity && limit !== undefined && limit >= 2 && this.spanAdmitted === limit && !this.spanRefilled;
+    return this.span.pauseMs >= 1000 && this.span.pauseMs !== Infinity && limit !== undefined && limit >= 2 && this.span.admitted === limit && !this.span.refilled;
   }
 
   /**
@@ -315,7 +296,7 @@ export class HeaderLearner implements Learner {
    * so a refusal that late proves r under the log's pace (5 % to spare, plus the round trip).
    */
   private windowProofAfter(limit: number, pauseMs: number): number {
-    return (pauseMs / limit) * 1.05 + this.spanRoundTrip;
+    return (pauseMs / limit) * tune.PROOF_SPARE + this.span.roundTrip;
   }
 
   /** Answers admitted over the last second. */
@@ -327,4 +308,14 @@ export class HeaderLearner implements Learner {
     }
     return this.admittedAt.length - this.admittedHead;
   }
+}
+
+/**
+ * H5. A span that began at `from` (a pause's end) after a pause of `pauseMs`: its admitted answers,
+ * the first one's send, the longest round trip, the counts reported (one reported twice: the bucket
+ * refilled), when a 0 first came back, and whether a count came back near whole on a request sent
+ * after that (it ran across a window's end).
+ */
+function openSpan(from: number, pauseMs: number) {
+  return { from, pauseMs, admitted: 0, firstSent: Infinity, roundTrip: 0, counts: new Set<number>(), refilled: false, zeroAt: undefined as number | undefined, crossed: false };
 }

@@ -43,6 +43,9 @@ export const PROBE_SOLVED = 0.001;
 export const SMALL_BURST = 0.5;
 /** …at this share of its rate, probing up this share of it per second (+1.2 % a minute). */
 export const HOLD_FIT = 0.99;
+export const PROBE_FIT = 0.0002;
+/** A solved rate comes down to no less than this share of it per 429: a short span's step, a long span's reading. */
+export const SOLVED_STEP = 0.97;
 /** A remembered rate is started from at this share of it (a bucket of one or two: SEED_UNDER_SMALL, as jitter alone empties it). */
 export const SEED_UNDER = 0.99;
 export const SEED_UNDER_SMALL = 0.97;
@@ -53,7 +56,6 @@ export const SEED_UNDER_SMALL = 0.97;
 export const QUIET_AFTER_MS = 60_000;
 export const QUIET_DOUBLING_MS = 20_000;
 export const QUIET_MAX = 256;
-export const PROBE_FIT = 0.0002;
 /** At most this many requests go back to back to make up for late timers. */
 export const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
@@ -79,13 +81,13 @@ export const BUCKET_REFILLS_QUOTA = 0.75;
 /**
  * …or when the fastest bucket that fits (the bound from above, or the search's ceiling when the
  * spans give none) would refill more than this many quotas in a window's length: read as the
- * window, the log would hold it under its rate with no 429 to say so. (At 1.25, small windows were
- * read a span or more later: a fixed window of 5 per second over 5 ms fell from 94 to 74 %.)
+ * window, the log would hold it under its rate with no 429 to say so. (Lower, small windows are
+ * read a span or more later.)
  */
 export const BUCKET_OUTRUNS_QUOTA = 3;
 /**
- * A window whose log missed keeps its quota sent at once (one 429 in Q requests) only from this
- * quota up; from it up, too, equal counts are a window even when a bucket fits them (rule 5).
+ * From this quota up, equal counts are a window even when a bucket fits them; under it, a likelier
+ * bucket wins (bucketExplains) and a fixed window's grid needs GRID_SPANS_SMALL spans (B4).
  */
 export const BURST_MIN_QUOTA = 50;
 /** Of what a measured bucket's pause refilled, this share goes at once when the pause ends. */
@@ -96,6 +98,13 @@ export const BOUNDS_TIGHT = 1.05;
 export const WIRE_SLACK_MAX_MS = 50;
 /** …and the shortest round trip seen may be a little over the wire's least: arrivals may be this much later. */
 export const WIRE_SLACK_MS = 3;
+/**
+ * A refusal proves a window of Q per pause P (no bucket its log would hold back) this late after
+ * its span's first send: P / Q times this, plus the round trip (B4, H5).
+ */
+export const PROOF_SPARE = 1.05;
+/** H6. The refusal that would prove a window goes alone when a round trip is under this share of the pause. */
+export const PROOF_ALONE = 0.05;
 /** A fixed window is read from the phase of this many spans at least (judgeFixedGrid)… */
 export const GRID_SPANS = 3;
 /** …this many for a quota under BURST_MIN_QUOTA… */
@@ -144,7 +153,7 @@ export const SHARE_STEP = 0.05;
  * earlier: the server counted each of them at least its way back before its answer arrived, and a
  * request leaving now reaches the server at least its way there from now — their least sum is
  * about the shortest round trip; half of it is kept in hand for a path whose two ways were never
- * both at their quickest in one request (docs/pacing.md rule 7).
+ * both at their quickest in one request (docs/pacing.md, G2).
  */
 export const TRIP_CREDIT = 0.5;
 /** The window log keeps at least this many answers (and twice the quota). */
