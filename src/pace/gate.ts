@@ -198,10 +198,11 @@ export class PaceGate {
 
   /** A request starts at `now`: the spacing moves on, and it is counted in flight. */
   private commit(now: number, anchored: boolean, s: PaceSettings, mirrored: number | undefined, resumeAt: number): Ticket {
-    // Following the server's quota, credits space the requests; otherwise the pace does: never
-    // two starts closer than a gap, even after a stall or a late timer — a bucket of one refills
-    // no faster for our being late (time lost is won back by the learner, which probes up).
-    const gap = anchored ? this.ceilingGap : s.credits === null ? s.minTimeMs : 0;
+    // Following the server's quota (a window's log, the mirror's credits), only --rate spaces the
+    // requests; otherwise the pace does: never two starts closer than a gap, even after a stall or
+    // a late timer — a bucket of one refills no faster for our being late (time lost is won back by
+    // the learner, which probes up).
+    const gap = anchored || s.credits !== null ? this.ceilingGap : s.minTimeMs;
     if (anchored) {
       this.nextRelease = Math.max(this.nextRelease, now - gap) + gap;
     } else if (this.burstLeft > 0) {

@@ -68,8 +68,8 @@ export class HeaderLearner implements Learner {
   }
 
   settings(): PaceSettings {
-    const ceilingGap = this.ceiling !== undefined ? 1000 / this.ceiling : 0;
-    return { minTimeMs: ceilingGap, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeOne() };
+    // (The credits pace; the gate keeps to --rate.)
+    return { minTimeMs: 0, credits: this.credits, refillPerSec: this.refill, capacity: this.capacity, fullAt: this.fullAt, holdUntil: this.windowProbeAt, holdOne: this.windowProbeOne() };
   }
 
   /** Starts from a pace found elsewhere (a shared budget's): the refill until one is measured. */

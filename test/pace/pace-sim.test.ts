@@ -302,12 +302,14 @@ test('a concurrency cap over a wire: the window spans the round trip, not the se
   }
 });
 
-test('--rate is a ceiling the pace never passes, even on a server that would take more', () => {
-  const r = simulate({ shape: 'bucket', rate: 1000, burst: 1000, headers: 'none' }, { rows: 300, ceiling: 50 });
-  const rate = r.rows / (r.wallMs / 1000);
-  assert.ok(rate <= 51, `${rate.toFixed(1)} rows/s`);
-  assert.ok(rate >= 45, `${rate.toFixed(1)} rows/s`);
-  assert.equal(r.throttled, 0);
+test('--rate is a ceiling the pace never passes, even on a server that would take more — and says so in its headers', () => {
+  for (const headers of ['none', 'draft6', 'draft8', 'x'] as const) {
+    const r = simulate({ shape: 'bucket', rate: 1000, burst: 1000, headers }, { rows: 300, ceiling: 50 });
+    const rate = r.rows / (r.wallMs / 1000);
+    assert.ok(rate <= 51, `${headers}: ${rate.toFixed(1)} rows/s`);
+    assert.ok(rate >= 45, `${headers}: ${rate.toFixed(1)} rows/s`);
+    assert.equal(r.throttled, 0);
+  }
 });
 
 test('a 429 without Retry-After backs off exponentially, capped, and the import still ends', () => {
