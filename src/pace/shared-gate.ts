@@ -75,6 +75,20 @@ export class CentralGate {
   private held = false;
   private readonly granted = new Map<number, { ticket: Ticket; proc: string }>();
   private nextId = 1;
+  /** S2. Follow-ons by the grant whose place they take, and those taken back not yet told. */
+  private readonly follows = new Map<number, { id: number; proc: string; revoked: boolean }>();
+  private revoked: Grant[] = [];
+  /**
+   * S3. A ramp after a pause, under way until `until` at the latest (see rampLimit), and the most
+   * requests in flight together (the count a cap is read from) with one admitted, sent since.
+   */
+  private ramp: { until: number; sincePause: number } | undefined;
+  /** The leader is closing: nothing more is granted. */
+  private draining = false;
+  /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
+  private readonly offsets = new Map<string, number>();
+  /** Requests answered lately, on the leader's clock: sent, and answered. */
+  private done: Array<{ sent: number; at: number }> = [];
 
   /**
    * `seedRate`, `seedWindow`: the pace the previous leader left (requests per second) and the cap on
@@ -85,7 +99,7 @@ export class CentralGate {
     if (opts.seedRate !== undefined && opts.seedRate > 0) this.gate.seedPace(opts.seedRate);
     if (opts.seedWindow !== undefined && opts.seedWindow > 0) {
       this.gate.capAtMost(opts.seedWindow, opts.now ?? 0);
-      this.startRamp(opts.now ?? 0);
+      this.ramp = { until: (opts.now ?? 0) + tune.RAMP_MS, sincePause: 0 };
     }
   }
 
@@ -117,7 +131,6 @@ export class CentralGate {
     this.draining = true;
     this.revokeAll();
   }
-  private draining = false;
 
   private revokeAll(): void {
     for (const f of this.follows.values()) {
@@ -165,26 +178,18 @@ export class CentralGate {
    */
   private rampLimit(now: number): number {
     const window = this.gate.window;
-    if (!this.rampOn || window === Infinity) return Infinity;
-    const limit = Math.max(2, Math.floor(window / 2), this.sincePause + 1, Math.floor(1.5 * this.sincePause));
+    if (this.ramp === undefined || window === Infinity) return Infinity;
+    const { sincePause, until } = this.ramp;
+    const limit = Math.max(2, Math.floor(window / 2), sincePause + 1, Math.floor(1.5 * sincePause));
     // (At the window, the gate's own count holds it, and grants ahead while it is full.)
-    if (limit < window && now < this.rampEnd) return limit;
-    this.rampOn = false;
+    if (limit < window && now < until) return limit;
+    this.ramp = undefined;
     return Infinity;
   }
-  /** Most requests in flight together (the count a cap is read from) with one admitted, sent since the last pause. */
-  private sincePause = 0;
-  /** A ramp is under way (see rampLimit), until then at the latest. */
-  private rampOn = false;
+
   /** Whether a ramp after a pause is under way (for tests). */
   get ramping(): boolean {
-    return this.rampOn;
-  }
-  private rampEnd = -Infinity;
-  private startRamp(at: number): void {
-    this.sincePause = 0;
-    this.rampOn = true;
-    this.rampEnd = at + tune.RAMP_MS;
+    return this.ramp !== undefined;
   }
 
   private extras(follows: FollowOn[]): Pick<PumpResult, 'follows' | 'revokes'> {
@@ -220,9 +225,6 @@ export class CentralGate {
     }
     return out;
   }
-  /** Follow-ons by the grant whose place they take. */
-  private readonly follows = new Map<number, { id: number; proc: string; revoked: boolean }>();
-  private revoked: Grant[] = [];
 
   /**
    * The answer to grant `id` (status 0: it failed, or was never sent), `timing` on its process's
@@ -266,17 +268,13 @@ export class CentralGate {
     const resumeAt = this.gate.resumeAt;
     const pause = this.gate.finish(ticket, answer, now);
     const paused = this.gate.resumeAt > resumeAt;
-    if (paused) this.startRamp(this.gate.resumeAt);
-    else if (answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.sincePause = Math.max(this.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
+    if (paused) this.ramp = { until: this.gate.resumeAt + tune.RAMP_MS, sincePause: 0 };
+    else if (this.ramp !== undefined && answer.status !== 429 && answer.status !== 0 && ticket.sentAt >= resumeAt) this.ramp.sincePause = Math.max(this.ramp.sincePause, (ticket.atServerAtSend ?? ticket.inflightAtSend) + 1);
     // A new pause, or a cap found lower: the places granted ahead are taken back where the word
     // arrives before the answer they wait for.
     if (paused || this.gate.window < window) this.revokeAll();
     return pause;
   }
-  /** Per process: the least (arrival here − answer there) seen, its clock's offset from ours. */
-  private readonly offsets = new Map<string, number>();
-  /** Requests answered lately, on the leader's clock: sent, and answered. */
-  private done: Array<{ sent: number; at: number }> = [];
 
   /** The processes with a want waiting or a grant unanswered. */
   get procs(): string[] {
