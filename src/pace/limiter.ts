@@ -33,7 +33,7 @@ export interface LimiterOptions {
 export interface Pace {
   /**
    * Runs `send` when the pace allows and feeds its answer back into the pace. A wait here (a
-   * pause, the pace) ends when `signal` aborts, and the request is then not sent.
+   * pause, the pace) ends when `signal` aborts, and the request is then not sent (Ctrl-C).
    */
   run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   stats(): PaceStats;
@@ -80,10 +80,6 @@ class RequestLimiter implements Pace {
     });
   }
 
-  /**
-   * Runs `send` when the pace allows and feeds its answer back into the pace. A wait here (a
-   * pause, the pace) ends when `signal` aborts, and the request is then not sent (Ctrl-C).
-   */
   async run<T extends Answer>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.bottleneck.schedule(async () => {
       signal?.throwIfAborted();

@@ -105,7 +105,7 @@ export class SharedBudget {
       this.held.add(spare);
       return spare;
     }
-    if (this.closed || this.closing) throw new Error('the shared budget is closed');
+    if (this.isClosed) throw new Error('the shared budget is closed');
     const granted = new Promise<string>((resolve, reject) => this.waiters.push({ resolve, reject, leader: this.leaderSeen }));
     // Refused while its want is still on its way, it must not count as unhandled meanwhile (a crash
     // on a hung Redis): the caller gets the refusal from the return below.
@@ -255,7 +255,7 @@ export class SharedBudget {
   private takeLead(token: string, seed: { rate: number; window?: number } | undefined): void {
     // Closed while the lock was being taken: hand it back (a connection opened now would hold the
     // process open).
-    if (this.closed || this.closing) {
+    if (this.isClosed) {
       this.redis.eval(RELEASE, 1, this.keys.leader, token).catch(() => undefined);
       return;
     }
@@ -381,7 +381,7 @@ export class SharedBudget {
    * hands the lead on (the next takes up the pace it wrote).
    */
   async close(): Promise<void> {
-    if (this.closed || this.closing) return;
+    if (this.isClosed) return;
     this.closing = true;
     const lines = [...(this.waiters.length > 0 ? [`c|${this.proc}|${this.waiters.length}`] : []), ...this.spare.splice(0).map((g) => `a|${g}|${encodeAnswer({ at: 0, sentAt: 0, status: 0 })}`)];
     for (const w of this.waiters.splice(0)) w.reject(new Error('the shared budget is closed'));
