@@ -12,7 +12,7 @@ import { startSandbox } from '../dist/sandbox/index.cjs';
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,shared').split(',');
+const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,memory,shared').split(',');
 const redisUrl = process.env.CALLCTL_BENCH_REDIS_URL;
 const runs = smoke ? 1 : Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const work = mkdtempSync(join(tmpdir(), 'callctl-bench-'));
@@ -264,6 +264,40 @@ try {
       say(`| ${n.toLocaleString('en')} | ${(w / 1000).toFixed(2)} s | ${Math.round(n / (w / 1000)).toLocaleString('en')} | ${Math.round(n / (f / 1000)).toLocaleString('en')} | ${(f / w).toFixed(2)} | ${median(rss).toFixed(0)} MB |`);
       rmSync(file);
     }
+  }
+
+  if (only.includes('memory')) {
+    // A real import's peak RSS against the sandbox with its rate limit off, beside the dry run of
+    // the same file in the same round (the dry run reads, checks and keeps the duplicate index;
+    // the real import adds the sending side: limiter, HTTP client, journal, timeline).
+    say('');
+    say('## 8. Memory — peak RSS of a real import (rate limit off) and of the dry run of the same file');
+    say('');
+    say('| rows | dry run: peak RSS | import: peak RSS | import: wall (median) | rows/s |');
+    say('|---|---|---|---|---|');
+    for (const n of smoke ? [2_000] : [20_000, 100_000]) {
+      const file = await bigLeads(n, `mem-${n}.csv`);
+      const dry = [];
+      const real = [];
+      const walls = [];
+      for (let r = 0; r < runs; r++) {
+        const d = await callctl(['import', file, '--dry-run', '--country', 'GB', '--json'], { rss: true });
+        if (d.code !== 0) throw new Error(`dry run failed: ${d.stderr}`);
+        dry.push(d.rssMb);
+        const sb = await startSandbox({ port: 0, rateLimit: 0 });
+        const res = await callctl(['import', file, '--country', 'GB', '--json', '--restart'], { env: { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey }, rss: true });
+        const stored = sb.contacts().length;
+        await sb.close();
+        if (res.code !== 0 || stored !== n) throw new Error(`import failed (${stored}/${n}): ${res.stderr}`);
+        real.push(res.rssMb);
+        walls.push(res.ms);
+      }
+      const w = median(walls);
+      say(`| ${n.toLocaleString('en')} | ${median(dry).toFixed(0)} MB | ${median(real).toFixed(0)} MB | ${(w / 1000).toFixed(2)} s | ${Math.round(n / (w / 1000)).toLocaleString('en')} |`);
+      rmSync(file);
+    }
+    say('');
+    say(`Command: \`npm run bench -- --only=memory${smoke ? ' --smoke' : ''}\`.`);
   }
 
   if (only.includes('startup')) {
