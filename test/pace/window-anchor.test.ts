@@ -246,8 +246,9 @@ test('over real HTTP: `callctl import` into fixed 1-s windows without headers st
   assertEachOnce(contacts.map((c) => c.phone), 600);
   const throttled = sb.stats().throttled;
   assert.ok(throttled >= 1 && throttled <= 12, `${throttled} 429s`);
-  // The window is found by the fourth window's end (200 admitted, plus the 429s): none after half.
-  assert.ok(seenAt.every((n) => n <= 300), `429s at requests ${seenAt.join(', ')}`);
+  // Where the 429s fall is a bound on time, asserted on the virtual clock (the test below): over
+  // real HTTP a loaded machine moves them (two at requests 318–319 were seen in a full run).
+  t.diagnostic(`429s at requests ${seenAt.join(', ')}`);
   // Kept to by the log, the second half goes a quota at a time, each a window after the last —
   // not at a bucket's even pace under the limit, which would also meet no 429 (a window misread
   // as a bucket of 40 a second held 80 % so): the server saw a quiet gap between the quotas.
@@ -255,4 +256,12 @@ test('over real HTTP: `callctl import` into fixed 1-s windows without headers st
   // (Six quotas: five gaps at least, each most of a window; without the window recognised, 2.)
   const gaps = created.slice(1).filter((at, i) => at - (created[i] as number) >= 500).length;
   assert.ok(gaps >= 5, `${gaps} gaps of 500 ms or more between the last 300 rows`);
+});
+
+test('fixed 1-s windows without headers, simulated: the 429s come only while the window is found — none in the second half of the import', () => {
+  for (const seed of [1, 2, 3]) {
+    const r = simulate({ shape: 'window', rate: 50, windowMs: 1000, headers: 'none' }, { seed, seconds: 12 });
+    assert.ok(r.throttled >= 1 && r.throttled <= 12, `seed ${seed}: ${r.throttled} 429s`);
+    assert.ok(r.at429.every((at) => at <= r.wallMs / 2), `seed ${seed}: 429s at ${r.at429.map(Math.round).join(', ')} ms of ${Math.round(r.wallMs)}`);
+  }
 });
