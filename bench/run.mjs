@@ -411,7 +411,7 @@ try {
     const N = smoke ? 1_000 : 100_000;
     const K = smoke ? 50 : 1_000;
     say('');
-    say(`## 7. Bulk jobs over ${N.toLocaleString('en')} calls and contacts — \`calls summary\`; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones (dry run); the import's preview of ${K.toLocaleString('en')} rows`);
+    say(`## 8. Bulk jobs over ${N.toLocaleString('en')} calls and contacts — \`calls summary\`; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones (dry run); the import's preview of ${K.toLocaleString('en')} rows`);
     say('');
     say('| job | wall (median) | requests | rows/s | peak RSS |');
     say('|---|---|---|---|---|');
@@ -461,7 +461,7 @@ try {
           { R: 60, B: 60, headers: 'none', alone: false },
           { R: 60, B: 60, headers: 'x', alone: false },
           { R: 200, B: 20, headers: 'draft8', alone: false },
-          // Windows and a cap, shared (measured since 2026-11-28, BENCHMARKS.md §6).
+          // Windows and a cap, shared: with and without headers (BENCHMARKS.md §6).
           ...['none', 'draft6'].flatMap((headers) => [
             { R: 100, B: 0, headers, alone: false, shape: { limiter: 'window', windowMs: 1000 }, name: 'fixed window, 100 per 1 s' },
             { R: 100, B: 0, headers, alone: false, shape: { limiter: 'sliding', windowMs: 1000 }, name: 'sliding window, 100 per 1 s' },

@@ -7,8 +7,8 @@
 // `callctl --version` alone is answered here, without loading the command tree (start-up budget).
 // A CommonJS script (bin/package.json says so), though the package and every source are ES
 // modules: it loads dist/ itself (CommonJS-shaped, below), so it imports nothing, and on Node 20
-// starting the ES module loader for the bin alone cost ~0.16× of a bare `node -e 0` on every
-// command (`--help` 1.62× → 1.46×, BENCHMARKS.md §4; on Node 24 the two are equal). Its name stays
+// starting the ES module loader for the bin alone costs a sixth of a bare `node -e 0` on every
+// command (BENCHMARKS.md §4; on Node 24 the two are equal). Its name stays
 // callctl.js: npx keeps the bin links of a checkout it ran once, and a renamed bin was then "not
 // found" there after an update.
 const argv = process.argv.slice(2);

@@ -8,8 +8,8 @@
 // module outside that graph therefore re-exports the entry, which puts the entry's graph behind
 // one set of entries: dist/main.cjs re-exports one chunk.
 // The runtime libraries are bundled into the lazy chunks too (so the package declares no other
-// dependency): resolving and reading undici, conf/ajv or ioredis file by file cost more than
-// parsing them (contacts ls: ~845 → ~445 ms on a loaded 2-core machine). The one exception is the
+// dependency): resolving and reading undici, conf/ajv or ioredis file by file costs more than
+// parsing them (file by file, `contacts ls` starts about twice as slowly). The one exception is the
 // keychain binding, @napi-rs/keyring: a native `.node` file per platform, which npm installs as
 // an optional package of its own (prebuilt, no compiler); it is the package's one dependency,
 // required at run time by src/config/keychain.ts inside a try, so a platform without it falls
