@@ -1,5 +1,5 @@
 // The pace matrix on a virtual clock: every limiter shape × every header form, the worst of 3 seeds,
-// printed as the Markdown tables BENCHMARKS.md carries. Deterministic and quick:
+// printed as Markdown tables (BENCHMARKS.md §1 carries their figures). Deterministic and quick:
 //   node --import tsx bench/pace-sim.ts            first run, second run, long import
 //   node --import tsx bench/pace-sim.ts --shared   also three processes on one budget
 //   --only=first|second|long|changed|shared        one table

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the figures of BENCHMARKS.md, each a ratio taken within one run against servers
 // on loopback that this script starts and stops. `--smoke` runs a tiny version (for CI);
-// `--only pace,dryrun,...` picks sections. Results go to stdout as Markdown and to bench/results/.
+// `--only=pace,dryrun,...` picks sections. Results go to stdout as Markdown and to bench/results/.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';

@@ -2,7 +2,7 @@
 // build B in rotating order, so all three meet the same load (on this shared machine, runs taken
 // one after the other drift by ±0.15× within minutes). Prints the median wall time of `node -e 0`
 // and each build's ratio to it. The environment is cleaned: PATH and HOME only (NODE_EXTRA_CA_CERTS
-// alone makes every Node start read a CA file: `node -e 0` 60 ms instead of 21).
+// alone makes every Node start read a CA file, which can triple a bare `node -e 0`).
 //   node bench/startup-ab.mjs [--node=<path>] [--rounds=40] <binA> <binB> -- <callctl args…>
 // `contacts ls` needs CALLCTL_BASE_URL and CALLCTL_API_KEY (passed through) for a running sandbox.
 import { spawnSync } from 'node:child_process';
