@@ -411,7 +411,7 @@ try {
     const N = smoke ? 1_000 : 100_000;
     const K = smoke ? 50 : 1_000;
     say('');
-    say(`## 8. Bulk jobs over ${N.toLocaleString('en')} calls and contacts — \`calls summary\`; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones (dry run); the import's preview of ${K.toLocaleString('en')} rows`);
+    say(`## 7. Bulk jobs over ${N.toLocaleString('en')} calls and contacts — \`calls summary\`; \`contacts rm --from\` resolving ${K.toLocaleString('en')} phones (dry run); the import's preview of ${K.toLocaleString('en')} rows`);
     say('');
     say('| job | wall (median) | requests | rows/s | peak RSS |');
     say('|---|---|---|---|---|');
