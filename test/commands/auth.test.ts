@@ -247,18 +247,19 @@ test('a read-only config folder is said to be read-only (permission, and a read-
   const folder = join(dir, 'config');
   spawnSync('mkdir', ['-m', '755', folder]);
   chmodSync(dir, 0o755);
-  // Root writes anywhere: the permission case runs as nobody when the tests run as root.
-  const asNobody = process.getuid?.() === 0;
-  if (!asNobody) chmodSync(folder, 0o555);
-  const spawnAs = (args: string[], extra: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [BIN, ...args], {
-      input: `sk_live_${'r'.repeat(20)}\n`,
-      env: { PATH: process.env.PATH, HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1', CALLCTL_CONFIG_DIR: folder, ...extra },
-      encoding: 'utf8',
-      ...(asNobody ? { uid: 65534, gid: 65534 } : {}),
-    });
+  chmodSync(folder, 0o555);
+  // Root writes anywhere: when the tests run as root, the permission case runs as root without the
+  // capabilities that pass over file modes (not as another user, who may not reach this Node binary).
+  const asRoot = process.getuid?.() === 0;
+  const spawnAs = (args: string[], extra: Record<string, string> = {}) => {
+    const env = { PATH: process.env.PATH, HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1', CALLCTL_CONFIG_DIR: folder, ...extra };
+    const input = `sk_live_${'r'.repeat(20)}\n`;
+    return asRoot
+      ? spawnSync('setpriv', ['--bounding-set', '-dac_override,-dac_read_search', '--', process.execPath, BIN, ...args], { input, env, encoding: 'utf8' })
+      : spawnSync(process.execPath, [BIN, ...args], { input, env, encoding: 'utf8' });
+  };
   const probe = spawnAs(['--version']);
-  if (probe.status !== 0) return t.skip(`the CLI cannot run as nobody here: ${probe.stderr.trim()}`);
+  if (probe.status !== 0) return t.skip(`the CLI cannot run without the root capabilities here: ${probe.error?.message ?? probe.stderr?.trim()}`);
   for (const args of [['config', 'set', 'country', 'GB'], ['login', '--no-verify', '--base-url', 'https://api.example.com/api/v1'], ['config', 'set', 'country', 'GB', '--profile', 'x']]) {
     const r = spawnAs(args);
     assert.equal(r.status, 1, r.stderr);
