@@ -157,6 +157,21 @@ export async function runFileJob<T>(
   });
 }
 
+/**
+ * How a job ended, for its summary's first line: done, interrupted (Ctrl-C), or stopped on an
+ * error — a stopped job's counts cover only the rows it read before the stop, not the file's.
+ */
+export type Ended = 'done' | 'interrupted' | 'stopped';
+
+export function endedAs(result: BulkResult): Ended {
+  return result.fatal !== undefined ? 'stopped' : result.interrupted ? 'interrupted' : 'done';
+}
+
+/** The first line's opening ("imported", "interrupted import of", "stopped import of") and what follows its count. */
+export function headline(ended: Ended, done: string, job: string): { opening: string; afterCount: string } {
+  return { opening: ended === 'done' ? done : `${ended} ${job} of`, afterCount: ended === 'stopped' ? ' read before the stop,' : '' };
+}
+
 /** The counts every summary carries, in the contract's order. */
 export interface Tally {
   file: string | null;

@@ -1,6 +1,7 @@
 /** What an erasure tells the operator: the summary on stderr, and with --json the contract's object. */
 import type { BulkResult } from '../bulk/engine.js';
 import type { ShownRejects } from '../bulk/rejects.js';
+import { endedAs, headline } from '../bulk/file-job.js';
 import type { LocalCopy } from './local-copies.js';
 
 export interface ErasureSummary {
@@ -30,8 +31,9 @@ export const copiesOf = (copies: LocalCopy[]): Pick<ErasureSummary, 'localCopies
  */
 export function erasureLines(summary: ErasureSummary, result: BulkResult, o: { asked: string; refusals: string | ShownRejects }): string[] {
   const c = result.counts;
+  const h = headline(endedAs(result), 'erasure of', 'erasure');
   const lines = [
-    `${result.interrupted ? 'interrupted erasure of' : 'erasure of'} ${summary.file ?? `the contacts with ${o.asked}`}: ${c.rows} request${c.rows === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+    `${h.opening} ${summary.file ?? `the contacts with ${o.asked}`}: ${c.rows} request${c.rows === 1 ? '' : 's'}${h.afterCount} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
     `  erased      ${summary.erased} contact${summary.erased === 1 ? '' : 's'}, with their calls and recordings`,
     `  not found   ${summary.notFound}  (requests that matched no contact)`,
     `  failed      ${summary.failed}${summary.failed > 0 ? '  (run again with --resume)' : ''}`,

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
 import type { BulkPlan, BulkRow } from '../bulk/engine.js';
-import { endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { endedAs, endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -149,7 +149,6 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   changes.close();
   await rowsOut?.end();
   const s = result.counts;
-  const stopping = result.interrupted;
   job.leaveRecord({ ...(rejects.written ? { rejects: rejectsPath } : {}), ...(changes.count > 0 ? { changes: changes.path } : {}) }, dryTally(s, preCounts, changes.count));
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
@@ -173,7 +172,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // remembered for this key, or read from the listing's headers, else --rate.
   const toSend = s.rows - s.rejected - s.duplicates - s.skipped - (s.endings.existing ?? 0);
   const estimate = o.dryRun ? [`  ${estimateLine(knownLimit(client?.stats().limit, settings.rate), toSend)}`] : [];
-  return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, stopping), ...estimate], stored: `${created + matched} rows were stored` });
+  return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, endedAs(result)), ...estimate], stored: `${created + matched} rows were stored` });
 }
 
 /**

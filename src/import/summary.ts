@@ -1,5 +1,5 @@
 /** What an import tells the operator: the summary on stderr, and with --json the contract's object. */
-import type { JobTally } from '../bulk/file-job.js';
+import { type Ended, headline, type JobTally } from '../bulk/file-job.js';
 
 /** The contract's keys, in its order: file, rows, created, matched, then the counts of every job. */
 export type Summary = { file: string; rows: number; created: number; matched: number } & JobTally & ImportExtras;
@@ -17,12 +17,17 @@ interface ImportExtras {
   countryUnread?: number;
 }
 
-/** The summary lines for a person. */
-export function summaryLines(s: Summary, interrupted: boolean): string[] {
+/**
+ * The summary lines for a person. A job that stopped on an error (the service out of reach, not
+ * the API's answers) says so in its first line: the rows counted are those read before the stop,
+ * not the file's.
+ */
+export function summaryLines(s: Summary, ended: Ended): string[] {
   const secs = s.elapsedMs / 1000;
   const sent = s.created + s.matched;
+  const h = headline(ended, 'imported', 'import');
   const lines = [
-    `${s.dryRun ? 'dry run of' : interrupted ? 'interrupted import of' : 'imported'} ${s.file}: ${s.rows} row${s.rows === 1 ? '' : 's'} in ${secs.toFixed(1)} s`,
+    `${s.dryRun ? 'dry run of' : h.opening} ${s.file}: ${s.rows} row${s.rows === 1 ? '' : 's'}${h.afterCount} in ${secs.toFixed(1)} s`,
     s.dryRun ? `  valid       ${s.rows - s.rejected - s.duplicates - s.skipped - (s.existing ?? 0)}  (would be sent)` : `  created     ${s.created}`,
   ];
   if (!s.dryRun) lines.push(`  matched     ${s.matched}  (already known by phone: updated)`);

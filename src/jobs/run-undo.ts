@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { keyOf, runFileJob } from '../bulk/file-job.js';
+import { endedAs, headline, keyOf, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
@@ -185,8 +185,9 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     skipped: c.skipped + (e.earlier ?? 0),
     unfinished: c.unfinished,
   });
+  const h = headline(endedAs(result), 'undo of', 'undo');
   const lines = [
-    `${o.dryRun ? 'dry run of the undo of' : result.interrupted ? 'interrupted undo of' : 'undo of'} job ${target.id} (import of ${shown}): ${c.rows} contact${c.rows === 1 ? '' : 's'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+    `${o.dryRun ? 'dry run of the undo of' : h.opening} job ${target.id} (import of ${shown}): ${c.rows} contact${c.rows === 1 ? '' : 's'}${h.afterCount} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
     `  erased          ${summary.erased}  (created by the import${o.dryRun ? ': would be erased' : ''})`,
     `  restored        ${summary.restored}  (given their earlier values back${o.dryRun ? ': would be' : ''})`,
     `  kept            ${summary.kept}  (changed since the import${summary.keptFields ? `, ${summary.keptFields} field${summary.keptFields === 1 ? '' : 's'} of them on restored contacts` : ''}; --include-changed undoes them too)`,

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { type Outcome, writeOutcome } from '../api/calls.js';
 import type { BulkPlan } from '../bulk/engine.js';
-import { endJob, type JobTally, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { endedAs, endJob, headline, type JobTally, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -146,8 +146,9 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
     ...(c.unfinished > 0 ? { unfinished: c.unfinished } : {}),
   };
   const secs = summary.elapsedMs / 1000;
+  const h = headline(endedAs(result), 'wrote back', 'writeback');
   const lines = [
-    `${o.dryRun ? 'dry run of the writeback of' : result.interrupted ? 'interrupted writeback of' : 'wrote back'} ${shownName}: ${c.rows} row${c.rows === 1 ? '' : 's'} in ${secs.toFixed(1)} s`,
+    `${o.dryRun ? 'dry run of the writeback of' : h.opening} ${shownName}: ${c.rows} row${c.rows === 1 ? '' : 's'}${h.afterCount} in ${secs.toFixed(1)} s`,
     o.dryRun ? `  valid       ${c.valid}  (would be written)` : `  updated     ${summary.updated}`,
     `  rejected    ${c.rejected}`,
     `  duplicates  ${c.duplicates}  (same call earlier in the file)`,

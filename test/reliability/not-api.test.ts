@@ -116,6 +116,18 @@ test('import behind a login page: nothing counts as matched; stops after three a
   assert.equal(stored.size, 40, 'every row stored, none twice');
 });
 
+test('an import that stops on answers that are not the API says so in its first line: the rows read before the stop, not "imported"', async (t) => {
+  const server = await scriptedServer(t, (_hit, res) => page(res));
+  const dir = tempDir(t);
+  const file = writeLeads(dir, 30);
+  const r = await runCli(['import', file], { env: { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) } });
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(r.stderr.includes(LINE), r.stderr);
+  assert.match(r.stderr, /^stopped import of \S+: \d+ rows? read before the stop, in \d+\.\d s$/m);
+  assert.doesNotMatch(r.stderr, /^imported /m, 'a stopped import is not an imported file');
+  assert.match(r.stderr, /^ {2}created {5}0$/m);
+});
+
 test('erasure behind a login page: exit 1, no receipt at all — not "found: 0" for people never looked up', async (t) => {
   const server = await scriptedServer(t, (_hit, res) => page(res));
   const dir = tempDir(t);
