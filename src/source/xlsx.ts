@@ -127,11 +127,14 @@ async function plan(o: WorkbookOptions): Promise<{ chosen: string[]; notes: stri
   }
   let wanted = sheets[0];
   if (o.sheet !== undefined) {
-    wanted = sheets.find((s) => s.name === o.sheet) ?? sheets.find((s) => s.name.toLowerCase() === (o.sheet as string).toLowerCase());
-    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s) => s.name).join(', ') || '(none found)'}; --sheet all reads every one whose header maps`);
+    // A name first (a sheet may be called "2"), then a tab's position as Excel shows it, from 1.
+    const at = /^[1-9]\d*$/.test(o.sheet) ? sheets[Number(o.sheet) - 1] : undefined;
+    wanted = sheets.find((s) => s.name === o.sheet) ?? sheets.find((s) => s.name.toLowerCase() === (o.sheet as string).toLowerCase()) ?? at;
+    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s, i) => `${i + 1}. ${s.name}`).join(', ') || '(none found)'}; --sheet takes a name or a number, and all reads every one whose header maps`);
   }
   if (!wanted) return { chosen: [], notes: [] };
   const notes: string[] = [];
+  if (wanted.name !== o.sheet && o.sheet !== undefined && /^\d+$/.test(o.sheet)) notes.push(`${o.path}: --sheet ${o.sheet} is worksheet "${wanted.name}"`);
   if (wanted.hidden) notes.push(`${o.path}: worksheet "${wanted.name}" is hidden in Excel${o.sheet === undefined ? `, and first: it is the one read (--sheet <name> reads another)` : ''}`);
   if (o.sheet === undefined && sheets.length > 1) {
     const others = (await otherSheets(o.path, new Set([wanted.name]))).filter((s) => s.rows !== 0);

@@ -41,3 +41,21 @@ test('hidden sheets: named as hidden by default, said when --sheet all reads one
   assert.equal(JSON.parse(hiddenFirst.stdout).rows, 1);
   assert.match(hiddenFirst.stderr, /worksheet "Lists" is hidden in Excel, and first: it is the one read \(--sheet <name> reads another\)/);
 });
+
+test('--sheet by number: a tab\'s position from 1, said by name; a sheet named by the number wins; a wrong one lists them numbered', async (t) => {
+  const dir = tempDir(t);
+  const env = { CALLCTL_CONFIG_DIR: tempDir(t) };
+  const file = await book(join(dir, 'book.xlsx'), [{ name: 'Leads', rows: LEADS }, { name: 'Referrals', rows: OLD }]);
+  const second = await runCli(['import', file, '--country', 'GB', '--dry-run', '--sheet', '2', '--json'], { env });
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(JSON.parse(second.stdout).rows, 1);
+  assert.match(second.stderr, /book\.xlsx: --sheet 2 is worksheet "Referrals"/);
+
+  const named = await book(join(dir, 'named.xlsx'), [{ name: 'Leads', rows: LEADS }, { name: '1', rows: OLD }]);
+  const byName = await runCli(['import', named, '--country', 'GB', '--dry-run', '--sheet', '1', '--json'], { env });
+  assert.equal(JSON.parse(byName.stdout).rows, 1, 'the sheet called "1", not the first tab');
+
+  const wrong = await runCli(['import', file, '--country', 'GB', '--dry-run', '--sheet', '3'], { env });
+  assert.equal(wrong.code, 2);
+  assert.equal(wrong.stderr, `callctl: ${file} has no worksheet "3" (its worksheets: 1. Leads, 2. Referrals; --sheet takes a name or a number, and all reads every one whose header maps)\n`);
+});
