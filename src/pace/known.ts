@@ -78,6 +78,7 @@ function round(n: number): number {
 
 /** The dry run's line: how long the real run would take at the known limit, or that it is not known yet. */
 export function estimateLine(k: Known | undefined, requests: number): string {
+  if (requests <= 0) return 'the real run would send no request';
   if (k === undefined) return 'the rate limit is not known yet (the first real run learns it and remembers it; --rate sets a ceiling): no estimate of its time';
   const s = estimateMs(k, requests) / 1000;
   const took = s < 90 ? `${Math.max(1, Math.round(s))} s` : s < 5400 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${(s / 3600).toFixed(1)} h`;

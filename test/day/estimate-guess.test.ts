@@ -5,6 +5,8 @@
 // measured the refill, the estimate is at the measured limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 import { writeLeads } from '../helpers/leads.js';
@@ -27,4 +29,13 @@ test('a dry run before any real run says its estimate rests on a first guess; af
   assert.doesNotMatch(measured.stderr, /guess/);
   const rate = Number(/, ([\d.]+) requests\/s\n/.exec(measured.stderr)?.[1]);
   assert.ok(rate > 20 && rate <= 40, `measured ${rate}/s`);
+});
+
+test('a dry run with nothing to send says the real run sends nothing, not "about 1 s for 0 requests"', async (t) => {
+  const file = join(tempDir(t), 'bad.csv');
+  writeFileSync(file, 'Name,Phone\nA,12\nB,34\n');
+  const r = await runCli(['import', file, '--dry-run', '--rate', '5', '--country', 'GB'], { env: { CALLCTL_CONFIG_DIR: tempDir(t) } });
+  assert.equal(r.code, 6, r.stderr);
+  assert.match(r.stderr, /^ {2}the real run would send no request$/m);
+  assert.doesNotMatch(r.stderr, /for 0 requests/);
 });
