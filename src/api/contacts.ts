@@ -24,6 +24,18 @@ export const CONTACT_TABLE: Column[] = [
 ];
 export const CONTACT_CSV: Column[] = ['id', ...CONTACT_FIELDS].map((key) => ({ key, header: key }));
 
+/**
+ * A listing's CSV columns: the contact fields (so the file re-imports), then every other field the
+ * contacts listed have, under its own name, as the service sent them (`createdAt`, a field of the
+ * account's own): an export keeps what the service returned.
+ */
+export function contactCsvColumns(items: ListedContact[]): Column[] {
+  const known = new Set(CONTACT_CSV.map((c) => c.key));
+  const extra = new Set<string>();
+  for (const item of items) for (const k of Object.keys(item)) if (!known.has(k)) extra.add(k);
+  return [...CONTACT_CSV, ...[...extra].map((key) => ({ key, header: key }))];
+}
+
 /** GET /contacts: the pages asked for, as they arrive. */
 export async function* listContacts(client: ApiClient, q: Omit<PageQuery, 'path' | 'shape'>): AsyncGenerator<ListedContact[]> {
   for await (const items of pages(client, { ...q, path: '/contacts', shape: RECORDS_PAGE })) yield items.filter(isRecord);

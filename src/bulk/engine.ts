@@ -109,6 +109,8 @@ export interface BulkResult {
   interrupted: boolean;
   /** What stopped the job early, if anything (a refused key, the service down, a broken file). */
   fatal: unknown;
+  /** Stopped by `fatal` before anything was stored: no journal is left to resume, nothing to summarise. */
+  nothingDone: boolean;
 }
 
 /** Consecutive failed rows after which the service is taken to be down and the job stops. */
@@ -133,6 +135,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   let failedShown = 0;
   let complete = false;
   let sentOne = false;
+  let nothingDone = false;
   /** Rows answered by the server in this run (the rate of progress). */
   let sent = 0;
 
@@ -267,8 +270,9 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     io.rejects.close();
     // Stopped before the service stored anything (its first request refused): nothing to resume,
     // so nothing is left for --restart either — the journal stays only as the job's record.
-    if (fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined) io.journal?.retire();
+    nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined;
+    if (nothingDone) io.journal?.retire();
     else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
   }
-  return { counts: c, interrupted: stopping, fatal };
+  return { counts: c, interrupted: stopping, fatal, nothingDone };
 }

@@ -190,7 +190,9 @@ export function endJob<S extends Tally>(
   o: { kind: string; lines: string[]; stored: string },
 ): number {
   const c = result.counts;
-  for (const line of o.lines) ctx.log.info(line);
+  // Refused before anything was stored: the error is the whole story; a summary would count the
+  // first row "unfinished" and point at a --resume that has no journal to read.
+  if (!result.nothingDone) for (const line of o.lines) ctx.log.info(line);
   if (c.rows === 0 && result.fatal === undefined && !result.interrupted) ctx.log.warn(`${summary.file ?? 'the file'} has a header and no rows: nothing to do`);
   const bad = c.rejected + c.duplicates + c.failed;
   if (ctx.log.verbosity === 'quiet' && bad > 0) {

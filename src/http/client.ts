@@ -22,7 +22,7 @@ import { createPace, openMemory, parseRateLimit, parseRetryAfter, type HeaderBag
 import type { AnswerSeen } from './answer.js';
 import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
-import { OutageWatch, type OutageView } from './outage.js';
+import { OUTAGE_PATIENCE_MS, OutageWatch, type OutageView } from './outage.js';
 import { DEFAULT_MAX_PAUSE_S, PauseWatch } from './pauses.js';
 import { agentOptions } from './agent-options.js';
 import { urlUnder } from './paths.js';
@@ -160,7 +160,11 @@ export class ApiClient {
       const wait = backoffMs(attempt, this.random);
       const now = this.opts.now();
       this.health.failed(now, reason);
-      if (attempt >= most || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
+      // A bulk job's row waits out an outage (no answer from the service at all) past its attempts,
+      // up to OUTAGE_PATIENCE_MS: rows that failed while the service restarted only cost a --resume.
+      const down = this.bulk && most === MAX_ATTEMPTS ? this.health.downForMs(now) : undefined;
+      const waitingOut = down !== undefined && down + wait < OUTAGE_PATIENCE_MS;
+      if ((attempt >= most && !waitingOut) || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
         this.opts.log.debug(`× ${req.method} ${url.pathname}: ${reason}`);
         return false;
       }
@@ -292,7 +296,7 @@ export class ApiClient {
    * its progress line instead (outage.ts): each retry only under --verbose.
    */
   private retryNotice(req: ApiRequest, reason: string, next: number, most: number): void {
-    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next}/${most})…`;
+    const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next > most ? `attempt ${next}, waiting out the outage` : `${next}/${most}`})…`;
     const now = this.opts.now();
     if (this.bulk || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
     this.lastNotice = { line, at: now };

@@ -9,6 +9,12 @@
 /** Failing this long with no answer in between is an outage. */
 export const OUTAGE_AFTER_MS = 2_000;
 
+/**
+ * How long a bulk job's rows wait out an outage beyond their six attempts: a restart or a deploy
+ * of the service heals in this, and a row that failed in it would only cost a `--resume`.
+ */
+export const OUTAGE_PATIENCE_MS = 120_000;
+
 /** The service as the requests have met it, for a progress line. */
 export interface OutageView {
   /** The outage under way: since when, why, and when the next retry leaves (if one is waiting). */
@@ -47,6 +53,11 @@ export class OutageWatch {
     const token = this.nextToken++;
     this.retries.set(token, at);
     return () => this.retries.delete(token);
+  }
+
+  /** How long the outage under way has lasted, or undefined when none is (a lone fault among answers is none). */
+  downForMs(now: number): number | undefined {
+    return this.failingSince !== undefined && now - this.failingSince >= OUTAGE_AFTER_MS ? now - this.failingSince : undefined;
   }
 
   view(now: number): OutageView {

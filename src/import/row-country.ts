@@ -14,7 +14,7 @@
 import { countryCode, isBlankCountry } from './country.js';
 import type { Mapping } from './mapping.js';
 import { addressBlockOf, firstValue } from './validate.js';
-import { type PhoneResult, validElsewhere } from '../phone/e164.js';
+import { type PhoneResult, validElsewhere, validWithLeadingZero } from '../phone/e164.js';
 
 export interface RowRegion {
   region: string | undefined;
@@ -92,18 +92,21 @@ export class RowCountries {
       if (r.unread) return `phone "${phoneText}" is in national format and its ${column} "${r.text}" is not a country callctl knows (write it as a name or an ISO code, or give --country)`;
       return `phone "${phoneText}" is in national format and the row has no country (fill its ${column}, or give --country)`;
     }
-    if (phone.invalidFor === undefined || this.fruitless >= SEARCHES) return phone.reason;
-    const found = validElsewhere(phoneText, this.candidates(r, phone.invalidFor));
+    if (phone.invalidFor === undefined) return phone.reason;
+    // Digits alone, invalid, that a 0 before them makes valid: a cell stored as a number lost it.
+    const zero = validWithLeadingZero(phoneText, phone.invalidFor);
+    const zeroHint = zero && `with a leading 0 it is ${zero.international}: a cell stored as a number drops it (write the 0, or store the column as text)`;
+    const found = this.fruitless >= SEARCHES ? undefined : validElsewhere(phoneText, this.candidates(r, phone.invalidFor));
     if (!found) {
-      this.fruitless += 1;
-      return phone.reason;
+      if (!zeroHint) this.fruitless += 1;
+      return zeroHint ? `${phone.reason} — ${zeroHint}` : phone.reason;
     }
     const hint = !this.any
       ? `add a Country column or --country ${found.region}`
       : r.fromFile
         ? `its ${column} says "${r.text}"`
         : `fill its ${column} or use --country ${found.region}`;
-    return `${phone.reason} — valid as a ${found.region} number ${found.international}: ${hint}`;
+    return `${phone.reason} — valid as a ${found.region} number ${found.international}: ${hint}${zeroHint ? `; or ${zeroHint}` : ''}`;
   }
 
   /** The regions worth a try, most likely first, without the one already tried. */

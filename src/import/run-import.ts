@@ -24,7 +24,7 @@ import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
-import { type EncodingName, openSource } from '../source/open.js';
+import { type EncodingName, openSource, type Source } from '../source/open.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
 import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
@@ -94,9 +94,12 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // With --sheet all the last column names each row's sheet: it is kept in the rejects, not mapped.
   const mapping = buildMapping(source.sheetColumn === undefined ? source.header : source.header.slice(0, source.sheetColumn), maps);
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
+    const below = await headerBelow(source, maps);
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
-      'name it with --map "<column>=phone", or import without phones with --allow-no-phone',
+      below
+        ? `the first non-empty row is the header; line ${below.line} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
+        : 'name it with --map "<column>=phone", or import without phones with --allow-no-phone',
     );
   }
   ctx.log.info(`${shownName}: ${mapping.describe.join(', ')}${source.delimiter !== ',' ? ` (delimiter ${JSON.stringify(source.delimiter)})` : ''}${source.encoding !== 'utf8' ? ` (${source.encoding})` : ''}`);
@@ -174,6 +177,22 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const estimate = o.dryRun ? [`  ${estimateLine(knownLimit(client?.stats().limit, settings.rate), toSend)}`] : [];
   return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, endedAs(result)), ...estimate], stored: `${created + matched} rows were stored` });
 }
+
+/**
+ * A header that maps no phone: whether one of the next rows would (a title, a date or a blank-looking
+ * row above the real header, as exports and reports put there). Read only to word the refusal.
+ */
+async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<{ line: number; cells: string[] } | undefined> {
+  let n = 0;
+  for await (const row of source.rows) {
+    if (row.refused === undefined && buildMapping(row.cells.map((c) => c.trim()), maps).phones.length > 0) return row;
+    if (++n >= HEADER_SEARCH_ROWS) break;
+  }
+  return undefined;
+}
+
+/** Rows looked at below a header that maps no phone, for one that would. */
+const HEADER_SEARCH_ROWS = 20;
 
 /**
  * `--sheet all`: whether a sheet's header maps — a phone column (or, with --allow-no-phone, any

@@ -60,6 +60,8 @@ export class HeaderLearner implements Learner {
   private seededRefill = false;
   /** H2. The share of a policy's quota per window taken as the refill: each 429 that came all the same lowers it. */
   private policyShare = 1;
+  /** The refill rests on no measurement: a first guess from a count and its reset, or a remembered guess. */
+  private guessed = true;
 
   constructor(private readonly ceiling: number | undefined) {}
 
@@ -86,6 +88,7 @@ export class HeaderLearner implements Learner {
     if (l.headers === null) return;
     this.refill = Math.min(l.rate, this.ceiling ?? Infinity);
     this.seededRefill = true;
+    this.guessed = l.guess === true;
     if (l.shape === 'window' && l.quota !== undefined && l.windowMs !== undefined) {
       this.quotaAnchor = { quota: l.quota, windowMs: l.windowMs };
       this.anchorArmed = false;
@@ -97,7 +100,7 @@ export class HeaderLearner implements Learner {
     const anchor = this.anchor();
     if (anchor !== undefined) return { limit: { shape: 'window', quota: anchor.quota, windowMs: anchor.windowMs, rate: (anchor.quota * 1000) / anchor.windowMs, headers }, learnt: this.readCount };
     if (!(this.refill > 0)) return undefined;
-    return { limit: { shape: 'bucket', rate: this.refill, ...(this.capacity !== null ? { burst: this.capacity } : {}), headers }, learnt: this.readCount };
+    return { limit: { shape: 'bucket', rate: this.refill, ...(this.capacity !== null ? { burst: this.capacity } : {}), ...(this.guessed ? { guess: true } : {}), headers }, learnt: this.readCount };
   }
 
   anchor(): Anchor | undefined {
@@ -156,6 +159,7 @@ export class HeaderLearner implements Learner {
       // H2. A policy's quota per window is its refill — less what each 429 it did not prevent says
       // it overstates (a policy rounded up, a size published as its quota).
       this.refill = (rl.limit / rl.windowMs) * 1000 * this.policyShare;
+      this.guessed = false;
       return;
     }
     this.measureRefill(o.at, o.sentAt, remaining, o.status !== 429 && o.status !== 0, rl);
@@ -209,6 +213,7 @@ export class HeaderLearner implements Learner {
       this.intervalSum = this.intervalSum * fade + dt;
       if (this.intervalSum >= tune.REFILL_MIN_SPAN_MS && this.regainedSum > 1) {
         this.refill = Math.max(((this.regainedSum - 1) / this.intervalSum) * 1000 * tune.REFILL_SAFETY, floor);
+        this.guessed = false;
         return;
       }
     }
@@ -250,7 +255,7 @@ export class HeaderLearner implements Learner {
       // A measured refill the 429 shows too high is lowered; a guess (nothing measured yet) is no
       // pace that was tried, and a remembered one not yet measured is dropped (the counts guess again).
       if (this.intervalSum >= tune.REFILL_MIN_SPAN_MS) this.refill *= tune.DECREASE;
-      else if (this.seededRefill) this.refill = 0;
+      else if (this.seededRefill) (this.refill = 0), (this.guessed = true);
       if (o.rateLimit?.windowMs !== undefined && this.quotaSentAt <= o.sentAt) this.policyShare *= tune.POLICY_DOUBT;
       this.seededRefill = false;
       this.anchorArmed = true;

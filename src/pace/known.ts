@@ -60,7 +60,7 @@ export function limitLines(k: Known): string[] {
   const lines: string[] = [];
   if (l !== undefined) {
     const per = (n: number) => `${round(n)} request${n === 1 ? '' : 's'}/s`;
-    if (l.shape === 'bucket') lines.push(`shape      token bucket: ${per(l.rate)}${l.burst !== undefined ? `, burst ${Math.round(l.burst)}` : ''}`);
+    if (l.shape === 'bucket') lines.push(`shape      token bucket: ${per(l.rate)}${l.burst !== undefined ? `, burst ${Math.round(l.burst)}` : ''}${l.guess ? ' (a first guess from a count and its reset, not yet measured: a real run measures it)' : ''}`);
     else if (l.shape === 'window') lines.push(`shape      window: ${l.quota ?? '?'} requests per ${(l.windowMs ?? 0) / 1000} s`);
     else if (l.shape === 'concurrency') lines.push(`shape      at most ${l.maxInFlight} requests in flight (${per(l.rate)} reached)`);
     else lines.push(`shape      a pace of ${per(l.rate)} (its shape not told apart${l.unconfirmed ? '; not yet measured over a long run' : ''})`);
@@ -78,9 +78,12 @@ function round(n: number): number {
 
 /** The dry run's line: how long the real run would take at the known limit, or that it is not known yet. */
 export function estimateLine(k: Known | undefined, requests: number): string {
+  if (requests <= 0) return 'the real run would send no request';
   if (k === undefined) return 'the rate limit is not known yet (the first real run learns it and remembers it; --rate sets a ceiling): no estimate of its time';
   const s = estimateMs(k, requests) / 1000;
   const took = s < 90 ? `${Math.max(1, Math.round(s))} s` : s < 5400 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${(s / 3600).toFixed(1)} h`;
+  const guess = k.limit?.guess === true && (k.ceiling === undefined || k.ceiling >= k.limit.rate);
+  if (guess) return `the real run would take about ${took} for ${requests} request${requests === 1 ? '' : 's'} at ${round(knownRate(k))} requests/s, a first guess from the headers of a listing, not a measured limit (the real run measures it; callctl limit shows it)`;
   const from = k.source === '--rate' ? `--rate ${round(knownRate(k))}/s` : `the limit ${k.source === 'headers' ? 'read from headers' : 'learnt'} on ${new Date(k.limit?.learntAt ?? 0).toISOString().slice(0, 10)}, ${round(knownRate(k))} requests/s${k.ceiling !== undefined && k.limit !== undefined && k.ceiling < k.limit.rate ? ' (under --rate)' : ''}`;
   return `the real run would take about ${took} for ${requests} request${requests === 1 ? '' : 's'} at ${from}`;
 }

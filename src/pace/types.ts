@@ -36,6 +36,8 @@ export interface Limit {
   quota?: number;
   /** A pace that met 429s but was never measured over a long span: where to start, not a rate. */
   unconfirmed?: boolean;
+  /** A bucket's refill guessed from a count and its reset (one listing's answers), not measured: where to start, not a rate. */
+  guess?: boolean;
   /** Most requests in flight it admits (counted here, over the wire). */
   maxInFlight?: number;
   /** The header form it published, null for none. */

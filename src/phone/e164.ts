@@ -167,3 +167,18 @@ export function validElsewhere(input: string, regions: readonly string[]): { reg
   const digits = text.replace(/[\s().-]/g, '');
   return /^[1-9]\d{7,14}$/.test(digits) ? tryParse(`+${digits}`, undefined) : undefined;
 }
+
+/**
+ * A number a spreadsheet stored as a number has lost its leading 0 (Italy's 06…, a national
+ * number anywhere): the digits with a 0 before them, when that is a valid number of `region`.
+ */
+export function validWithLeadingZero(input: string, region: string): { e164: string; international: string } | undefined {
+  const digits = input.trim();
+  if (!/^[1-9]\d{5,14}$/.test(digits)) return undefined;
+  try {
+    const n = parsePhoneNumberWithError(`0${digits}`, { defaultCountry: region as CountryCode });
+    return n.isValid() && n.country === region ? { e164: n.number, international: n.formatInternational() } : undefined;
+  } catch {
+    return undefined;
+  }
+}

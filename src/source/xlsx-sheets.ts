@@ -13,6 +13,8 @@ import { type SheetInfo, unescapeXml, workbookOf, type ZipEntry, zipDataAt, zipE
 
 export interface SheetSummary {
   name: string;
+  /** Hidden in Excel: its tab is not shown. */
+  hidden: boolean;
   /** Its first row holding a value, as text (trimmed, trailing empty cells dropped); undefined for an empty sheet. */
   header: string[] | undefined;
   /** Rows holding a value, the header not counted; undefined when the sheet could not be read (a ZIP64 member). */
@@ -136,6 +138,6 @@ export async function otherSheets(file: string, skip: ReadonlySet<string> = new 
       text = Array.from(text, (h) => h ?? '');
       while (text.length > 0 && text[text.length - 1] === '') text.pop();
     }
-    return { name: sheet.name, header: text, rows: rows === undefined ? undefined : Math.max(0, rows - 1) };
+    return { name: sheet.name, hidden: sheet.hidden, header: text, rows: rows === undefined ? undefined : Math.max(0, rows - 1) };
   });
 }

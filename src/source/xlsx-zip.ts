@@ -96,6 +96,8 @@ export interface SheetInfo {
   name: string;
   sheetNo: string | undefined;
   path: string | undefined;
+  /** Hidden in Excel (`state="hidden"` or `"veryHidden"`): the operator does not see its tab. */
+  hidden: boolean;
 }
 
 /** A relationship's target as a member path: relative to xl/, or absolute from the root. */
@@ -118,7 +120,7 @@ export function workbookOf(file: string): { sheets: SheetInfo[]; sharedStrings: 
     const rid = /\br:id="([^"]*)"/.exec(m[0])?.[1];
     if (name === undefined) continue;
     const target = rid ? targets.get(rid) : undefined;
-    sheets.push({ name: unescapeXml(name), sheetNo: target ? /sheet(\d+)\.xml$/.exec(target)?.[1] : undefined, path: target ? memberPath(target) : undefined });
+    sheets.push({ name: unescapeXml(name), sheetNo: target ? /sheet(\d+)\.xml$/.exec(target)?.[1] : undefined, path: target ? memberPath(target) : undefined, hidden: /\bstate="(?:hidden|veryHidden)"/.test(m[0]) });
   }
   return { sheets, sharedStrings };
 }

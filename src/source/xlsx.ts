@@ -96,7 +96,7 @@ export interface WorkbookOptions {
 export const SHEET_COLUMN = 'sheet';
 
 /** "Referrals" (3 rows) */
-const counted = (s: SheetSummary) => `"${s.name}" (${s.rows === undefined ? 'rows not counted' : `${s.rows} row${s.rows === 1 ? '' : 's'}`})`;
+const counted = (s: SheetSummary) => `"${s.name}" (${s.hidden ? 'hidden, ' : ''}${s.rows === undefined ? 'rows not counted' : `${s.rows} row${s.rows === 1 ? '' : 's'}`})`;
 
 /**
  * The sheets to read and the notes to say: the one asked for (or the first) and, by default, the
@@ -118,6 +118,8 @@ async function plan(o: WorkbookOptions): Promise<{ chosen: string[]; notes: stri
         continue;
       }
       chosen.push(s.name);
+      // A hidden sheet is read like the others, but said: its tab is not in front of the operator.
+      if (s.hidden) notes.push(`${o.path}: reading hidden worksheet ${counted(s)} too (--sheet <name> reads one sheet)`);
       for (const key of columnKeys(s.header as string[])) if (!keys.has(key.key)) keys.set(key.key, union.push(key.header) - 1);
     }
     if (chosen.length === 0) throw new UsageError(`${o.path}: no worksheet has a header that maps`, notes.map((n) => n.replace(`${o.path}: `, '')).join('; '));
@@ -125,11 +127,15 @@ async function plan(o: WorkbookOptions): Promise<{ chosen: string[]; notes: stri
   }
   let wanted = sheets[0];
   if (o.sheet !== undefined) {
-    wanted = sheets.find((s) => s.name === o.sheet) ?? sheets.find((s) => s.name.toLowerCase() === (o.sheet as string).toLowerCase());
-    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s) => s.name).join(', ') || '(none found)'}; --sheet all reads every one whose header maps`);
+    // A name first (a sheet may be called "2"), then a tab's position as Excel shows it, from 1.
+    const at = /^[1-9]\d*$/.test(o.sheet) ? sheets[Number(o.sheet) - 1] : undefined;
+    wanted = sheets.find((s) => s.name === o.sheet) ?? sheets.find((s) => s.name.toLowerCase() === (o.sheet as string).toLowerCase()) ?? at;
+    if (!wanted) throw new UsageError(`${o.path} has no worksheet "${o.sheet}"`, `its worksheets: ${sheets.map((s, i) => `${i + 1}. ${s.name}`).join(', ') || '(none found)'}; --sheet takes a name or a number, and all reads every one whose header maps`);
   }
   if (!wanted) return { chosen: [], notes: [] };
   const notes: string[] = [];
+  if (wanted.name !== o.sheet && o.sheet !== undefined && /^\d+$/.test(o.sheet)) notes.push(`${o.path}: --sheet ${o.sheet} is worksheet "${wanted.name}"`);
+  if (wanted.hidden) notes.push(`${o.path}: worksheet "${wanted.name}" is hidden in Excel${o.sheet === undefined ? `, and first: it is the one read (--sheet <name> reads another)` : ''}`);
   if (o.sheet === undefined && sheets.length > 1) {
     const others = (await otherSheets(o.path, new Set([wanted.name]))).filter((s) => s.rows !== 0);
     if (others.length > 0) notes.push(`${o.path}: read worksheet "${wanted.name}"; it has other sheets holding rows: ${others.map(counted).join(', ')} (--sheet <name> reads one, --sheet all every one whose header maps)`);

@@ -111,7 +111,7 @@ test('ls: one page by default, --all streams every page in every format, --max s
   assert.equal(nd.stdout.trim().split('\n').length, 70);
   const csv = await runCli(['contacts', 'ls', '--limit', '3', '--format', 'csv'], { env });
   const lines = csv.stdout.trim().split('\n');
-  assert.equal(lines[0], 'id,firstName,lastName,email,phone,address,city,state,zipCode,tags,status,notes');
+  assert.equal(lines[0], 'id,firstName,lastName,email,phone,address,city,state,zipCode,tags,status,notes,createdAt,updatedAt');
   assert.equal(lines.length, 4);
   const table = await runCli(['contacts', 'ls', '--limit', '2'], { env });
   assert.match(table.stdout, /First.*Phone/);

@@ -50,7 +50,7 @@ test('.xlsx --sheet that does not exist: exit 2 listing the worksheets, nothing 
   const { r, contacts } = await importWorkbook(t, 'leads.xlsx', ['--sheet', 'April']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /no worksheet "April"/);
-  assert.match(r.stderr, /Leads, March leads/);
+  assert.match(r.stderr, /1\. Leads, 2\. March leads/);
   assert.equal(contacts.length, 0);
 });
 

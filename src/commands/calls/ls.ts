@@ -4,7 +4,8 @@
  */
 import type { Context } from '../../context.js';
 import { callCsvColumns, callTableColumns, contactOfCall, fieldsOf, type ListedCall, listCalls } from '../../api/calls.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { getContact } from '../../api/contacts.js';
 import type { ApiClient } from '../../http/client.js';
 import { runList } from '../list.js';
 import type { CallsLsOptions } from './ls-options.js';
@@ -36,6 +37,14 @@ async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): P
   const hint = 'give a contact id, or the phone in international format (+44…) or with --country';
   if (askedKind(text) !== 'phone') {
     if (text === '.' || text === '..') throw new UsageError(`--contact ${o.contact}: the id "${text}" cannot be sent as a path segment`, hint);
+    // An id no contact has (a typo, a contact erased) is said, as a phone no contact has is: an
+    // empty list alone cannot tell it from a contact without calls.
+    try {
+      await getContact(client, text);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      ctx.log.info(`${text}: no contact has this id`);
+    }
     return new Set([text]);
   }
   let number;

@@ -1,7 +1,7 @@
 /** `callctl contacts add`: POST; the service may match an existing contact by phone (200). */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { createContact, CONTACT_CSV } from '../../api/contacts.js';
+import { contactCsvColumns, createContact } from '../../api/contacts.js';
 import { writeRecord } from '../../output/writers.js';
 import { contactFields } from './fields.js';
 import type { AddOptions } from './fields-options.js';
@@ -13,6 +13,6 @@ export async function run(ctx: Context, o: AddOptions): Promise<number> {
   const { status, contact } = await createContact(await ctx.api(), fields);
   const id = typeof contact === 'object' && contact !== null && 'id' in contact ? contact.id : undefined;
   ctx.log.info(status === 201 ? `created contact ${String(id ?? '')}` : `matched existing contact ${String(id ?? '')} by phone; the given fields were merged into it`);
-  await writeRecord(ctx.deps.io.stdout, format, contact, CONTACT_CSV, ctx);
+  await writeRecord(ctx.deps.io.stdout, format, contact, contactCsvColumns([contact]), ctx);
   return 0;
 }

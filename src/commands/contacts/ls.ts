@@ -1,6 +1,6 @@
 /** `callctl contacts ls`: one page, or pages streamed; `--tag`/`--status` filter while paging. */
 import type { Context } from '../../context.js';
-import { CONTACT_CSV, CONTACT_TABLE, type ListedContact, listContacts } from '../../api/contacts.js';
+import { contactCsvColumns, CONTACT_TABLE, type ListedContact, listContacts } from '../../api/contacts.js';
 import { runList } from '../list.js';
 import type { ContactsLsOptions } from './ls-options.js';
 
@@ -16,5 +16,5 @@ function contactFilter({ tags, status }: ContactsLsOptions): ((c: ListedContact)
 
 export function run(ctx: Context, o: ContactsLsOptions): Promise<number> {
   const filter = contactFilter(o);
-  return runList(ctx, o, { list: listContacts, table: CONTACT_TABLE, csv: CONTACT_CSV, ...(filter ? { filter } : {}) });
+  return runList(ctx, o, { list: listContacts, table: CONTACT_TABLE, csv: contactCsvColumns, ...(filter ? { filter } : {}) });
 }

@@ -26,7 +26,7 @@ export function registerImport(program: Command, bind: Bind, words?: readonly st
     .option('--check-existing', 'list the contacts first and report each row as new or matching, with the fields it would change (<file>.changes.csv); a dry run with a key always does')
     .addOption(new Option('--existing <mode>', 'rows whose phone an existing contact has: merge (update it, the service\'s way) or skip (send only new people)').choices(['merge', 'skip']).default('merge'))
     .option('--allow-no-phone', 'import rows without a phone (they cannot be matched: a re-run can duplicate them)')
-    .option('--sheet <name|all>', 'for an .xlsx workbook: the worksheet to read (default: the first; other sheets holding rows are named on stderr), or all: every sheet whose header maps, each reject naming its sheet')
+    .option('--sheet <name|all>', 'for an .xlsx workbook: the worksheet to read, by name or number (1 = the first tab; default: the first; other sheets holding rows are named on stderr), or all: every sheet whose header maps, each reject naming its sheet')
     .addHelpText(
       'after',
       '\nExamples:\n  callctl import leads.csv --country US\n  callctl import export.csv --dry-run --map "Cell=phone"\n  callctl import leads.csv --resume --json\n  callctl import leads.csv --dry-run            # with a key: which rows are new, which change whom\n  callctl import leads.csv --dry-run --format csv > as-sent.csv\n  callctl import leads.csv --existing skip      # create-only: existing contacts untouched\n  callctl import leads.xlsx --sheet "March leads" --country GB\n  callctl import book.xlsx --sheet all --country GB',
