@@ -117,15 +117,20 @@ test('import behind a login page: nothing counts as matched; stops after three a
 });
 
 test('an import that stops on answers that are not the API says so in its first line: the rows read before the stop, not "imported"', async (t) => {
-  const server = await scriptedServer(t, (_hit, res) => page(res));
+  let answered = 0;
+  const server = await scriptedServer(t, (hit, res) => {
+    if (answered >= 5) return page(res); // a proxy steps in from the sixth request on
+    answered += 1;
+    json(res, 201, { id: `c_${answered}`, phone: JSON.parse(hit.body).phone });
+  });
   const dir = tempDir(t);
   const file = writeLeads(dir, 30);
-  const r = await runCli(['import', file], { env: { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) } });
+  const r = await runCli(['--concurrency', '1', 'import', file], { env: { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) } });
   assert.equal(r.code, 1, r.stderr);
   assert.ok(r.stderr.includes(LINE), r.stderr);
   assert.match(r.stderr, /^stopped import of \S+: \d+ rows? read before the stop, in \d+\.\d s$/m);
   assert.doesNotMatch(r.stderr, /^imported /m, 'a stopped import is not an imported file');
-  assert.match(r.stderr, /^ {2}created {5}0$/m);
+  assert.match(r.stderr, /^ {2}created {5}5$/m);
 });
 
 test('erasure behind a login page: exit 1, no receipt at all — not "found: 0" for people never looked up', async (t) => {
