@@ -10,6 +10,9 @@ import { allContacts, type ListedContact } from '../api/contacts.js';
 import type { ApiClient } from '../http/client.js';
 import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
+import { emailKey } from './email.js';
+
+export { emailKey };
 
 export interface StoredContact {
   id: string;
@@ -44,14 +47,6 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
     email,
     name,
   };
-}
-
-/**
- * An e-mail as compared: without surrounding spaces, in one Unicode form (`ë` typed as one
- * character or as `e` and a combining mark is one letter), without case.
- */
-export function emailKey(email: string): string {
-  return email.trim().normalize('NFC').toLowerCase();
 }
 
 /** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */

@@ -8,7 +8,7 @@
  * (csv-exact.ts), and the receipt names the file.
  */
 import { dirname, join } from 'node:path';
-import { emailKey } from '../contacts/people.js';
+import { emailKey } from '../contacts/email.js';
 import { ID_HEADERS } from './requests.js';
 import { type ExactCsv, readExactCsv, rewriteWithout } from './csv-exact.js';
 import { filesJobsWrote, type OwnFile } from './local-files.js';
@@ -70,7 +70,9 @@ class PeopleMatcher {
     const out = new Set<Person>();
     cells.forEach((cell, i) => {
       if (idColumns.has(i)) for (const p of this.byId.get(cell.trim()) ?? []) out.add(p);
-      if (cell.includes('@')) for (const m of cell.matchAll(EMAIL_LIKE)) for (const p of this.byEmail.get(emailKey(m[0].replace(/\.+$/, ''))) ?? []) out.add(p);
+      // Full-width letters and `＠` (as an IME types them) read as the e-mail they are (emailKey).
+      const text = /[^\x00-\x7f]/.test(cell) ? cell.normalize('NFKC') : cell;
+      if (text.includes('@')) for (const m of text.matchAll(EMAIL_LIKE)) for (const p of this.byEmail.get(emailKey(m[0].replace(/\.+$/, ''))) ?? []) out.add(p);
       const scientific = expandScientific(cell.trim());
       const texts = scientific && 'digits' in scientific ? [scientific.digits] : [...cell.matchAll(PHONE_LIKE)].flatMap((m) => numberTexts(m[0]));
       for (const text of texts) {
