@@ -4,9 +4,17 @@
  * (resolve.ts); a request that found none ends `notFound` unsent; the others send one DELETE per
  * contact and end `erased`, or `notFound` when every contact was already gone. Each contact
  * erased gets a receipt, and each request that erased nothing one that says so.
+ *
+ * Before a row's DELETEs go, the journal notes the contacts they are for (`{"erase": [ids]}`): a
+ * run killed with a DELETE in flight may have had it carried out unanswered, after which the
+ * listing no longer shows the contact and a DELETE of it meets 404. `--resume` (and `--restart`)
+ * sends those DELETEs again as the same requests: a 404 then is the erasure the killed run did
+ * (docs/cli.md: a 404 after an ambiguous failure of the same request), receipted once — never a
+ * "found 0" for a person whose records were erased, nor a contact forgotten.
  */
 import { eraseContact } from '../api/contacts.js';
 import type { BulkPlan } from '../bulk/engine.js';
+import type { EarlierRun, Journal } from '../bulk/journal.js';
 import type { ApiClient } from '../http/client.js';
 import type { ReceiptsFile } from './receipts.js';
 import type { ErasureRequest } from './requests.js';
@@ -19,10 +27,32 @@ export interface ErasureCounts {
   notFound: number;
 }
 
-export function erasurePlan(client: ApiClient, resolutions: Resolution[], receipts: ReceiptsFile, now: () => number): { plan: BulkPlan<Resolution>; counts: ErasureCounts } {
+/** What a run knows of the runs before it: its journal, and the DELETEs the earlier runs noted before sending (resume, restart). */
+export interface ErasureJournal {
+  journal: Journal | undefined;
+  intents: EarlierRun['intents'] | undefined;
+}
+
+/** The contacts a row's earlier run was erasing when it stopped (its intent). */
+const intentIds = (intent: Record<string, unknown> | undefined): string[] => (Array.isArray(intent?.erase) ? intent.erase.filter((x): x is string => typeof x === 'string') : []);
+
+export function erasurePlan(client: ApiClient, resolutions: Resolution[], receipts: ReceiptsFile, now: () => number, earlier: ErasureJournal = { journal: undefined, intents: undefined }): { plan: BulkPlan<Resolution>; counts: ErasureCounts } {
   const counts: ErasureCounts = { contacts: 0, erased: 0, notFound: 0 };
   const at = () => new Date(now()).toISOString();
-  const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => receipts.add(erased === undefined ? { request: request.line, found: 0 } : { request: request.line, id: erased.id, erased: true, at: erased.at });
+  // A contact an earlier run was erasing stands in its row again, listed or not; its receipt, if
+  // that run wrote one, is not written twice.
+  const inFlightBefore = new Set<string>();
+  resolutions.forEach((r, i) => {
+    for (const id of intentIds(earlier.intents?.get(i + 1))) {
+      inFlightBefore.add(id);
+      if (!r.contacts.some((c) => c.id === id)) r.contacts.push({ id });
+    }
+  });
+  const receiptedBefore = inFlightBefore.size > 0 ? receipts.erasedBefore() : new Set<string>();
+  const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => {
+    if (erased !== undefined && receiptedBefore.has(`${request.line} ${erased.id}`)) return;
+    receipts.add(erased === undefined ? { request: request.line, found: 0 } : { request: request.line, id: erased.id, erased: true, at: erased.at });
+  };
   // One DELETE per contact, however many lines of the file find it (a person who wrote twice, by
   // phone and by e-mail): every such line gets the receipt of that erasure, none a "found 0". The
   // time it was erased, or undefined when there was none to erase (eraseContact).
@@ -32,7 +62,8 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
     if (attempt !== undefined) return attempt;
     counts.contacts += 1;
     attempt = (async () => {
-      if (!(await eraseContact(client, id, signal)).erased) return undefined;
+      const answer = await eraseContact(client, id, signal);
+      if (!answer.erased && !inFlightBefore.has(id)) return undefined;
       counts.erased += 1;
       return at();
     })();
@@ -57,7 +88,8 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
       counts.notFound += 1;
       receipt(resolutionOf(row.n).request);
     },
-    async send(r, _row, signal) {
+    async send(r, row, signal) {
+      earlier.journal?.intent(row.n, { erase: r.contacts.map((c) => c.id) });
       let erased = 0;
       for (const c of r.contacts) {
         const when = await eraseOnce(c.id, signal);

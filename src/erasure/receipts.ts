@@ -9,7 +9,7 @@
  * A file of the operator's own that `--purge-local` cleaned gets a line too: its path, how many
  * rows went, and when.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { Redact } from '../output/files.js';
@@ -59,6 +59,26 @@ export class ReceiptsFile {
     writeSync(this.fd as number, `${this.redact(JSON.stringify(receipt))}\n`);
     fsyncSync(this.fd as number);
     this.written += 1;
+  }
+
+  /** The erasures this file already receipts, as `<request> <id>`: a resumed run writes none twice. */
+  erasedBefore(): Set<string> {
+    const out = new Set<string>();
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return out;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const r = JSON.parse(line) as Partial<Record<string, unknown>>;
+        if (r.erased === true && typeof r.request === 'number' && typeof r.id === 'string') out.add(`${r.request} ${r.id}`);
+      } catch {
+        // a line cut short by a crash, or a blank one
+      }
+    }
+    return out;
   }
 
   close(): void {

@@ -119,7 +119,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     client,
   });
   receipts.open();
-  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now);
+  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned });
   let result;
   let search: LocalSearch | undefined;
   try {
