@@ -125,9 +125,13 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   try {
     result = await runFileJob(ctx, plan, source, job, { client, dryRun: false, concurrency: settings.concurrency });
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:
-    // --resume comes back here). This erasure's own refusals file is not one of them.
+    // --resume comes back here), listed again now: a job that ended meanwhile renamed its journal
+    // (as this one did, resumed). This erasure's own refusals file and journal are not among them.
     if (result.fatal === undefined && !result.interrupted) {
-      const own = job.rejectsPath === undefined ? files : files.filter((f) => f.path !== job.rejectsPath && f.path !== `${job.rejectsPath}.partial`);
+      const journal = job.journal?.path.replace(/\.jsonl$/, '');
+      const own = ownCopyFiles(out.configPath).filter(
+        (f) => f.path !== job.rejectsPath && f.path !== `${job.rejectsPath}.partial` && (journal === undefined || (f.path !== `${journal}.jsonl` && !f.path.startsWith(`${journal}.done-`))),
+      );
       search = searchLocalCopies(own, peopleOf(resolutions), o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: new Date(ctx.deps.now()).toISOString() }));
     }
   } finally {

@@ -59,6 +59,7 @@ for (const kind of ['phone', 'id'] as const) {
     assert.equal(resumed.code, 0, resumed.stderr);
     const s = JSON.parse(resumed.stdout);
     assert.equal(s.notFound, 0, 'the person had records: none of them is "not found"');
+    assert.doesNotMatch(resumed.stderr, /could not be searched/, 'the resumed journal, renamed at its end, is not an own copy gone missing');
     const receipts = receiptsOf(`${file}.erasures.jsonl`);
     assert.deepEqual(receipts.filter((r) => r.found === 0), [], 'no "found 0" for a person whose records were erased');
     const erased = receipts.filter((r) => r.erased === true).map((r) => r.id as string);
