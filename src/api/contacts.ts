@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { pathOf } from '../http/client.js';
-import { allItems, pages, type PageQuery } from '../http/paginate.js';
+import { allItems, type Envelope, pages, type PageQuery } from '../http/paginate.js';
 import type { Column } from '../output/writers.js';
 import { CONTACT_FIELDS, type ContactField } from './fields.js';
 import { type Contact, CONTACT, ERASED, isRecord, type ListedContact, RECORDS_PAGE } from './shapes.js';
@@ -42,8 +42,8 @@ export async function* listContacts(client: ApiClient, q: Omit<PageQuery, 'path'
 }
 
 /** Every contact, page by page, in pages as large as the service takes (paginate.ts, allItems). */
-export async function* allContacts(client: ApiClient): AsyncGenerator<ListedContact[]> {
-  for await (const items of allItems(client, '/contacts', { shape: RECORDS_PAGE })) yield items.filter(isRecord);
+export async function* allContacts(client: ApiClient, onPage?: (env: Envelope) => void): AsyncGenerator<ListedContact[]> {
+  for await (const items of allItems(client, '/contacts', { shape: RECORDS_PAGE, ...(onPage ? { onPage } : {}) })) yield items.filter(isRecord);
 }
 
 export async function getContact(client: ApiClient, id: string): Promise<Contact> {

@@ -80,15 +80,46 @@ export function nameMatcher(text: string): ((c: ListedContact) => boolean) | und
   };
 }
 
-/** Streams every contact, read as a StoredContact, page by page; the raw object rides along. */
-export async function* everyContact(client: ApiClient, region: string | undefined): AsyncGenerator<{ stored: StoredContact; raw: ListedContact }> {
-  for await (const page of allContacts(client)) {
-    for (const raw of page) {
-      const stored = storedContact(raw, region);
-      if (stored) yield { stored, raw };
+/** Most readings of the contacts when they change while they are read (a person looked for). */
+export const LISTINGS = 3;
+
+/**
+ * Streams every contact, read as a StoredContact, page by page; the raw object rides along.
+ *
+ * `whole` (finding a person): pages are counted by position, so a contact erased by someone else
+ * while the pages are read moves every later one a place up, and the first of the next page is
+ * never seen. When the envelope's total moves during a reading, the contacts are read again (up to
+ * LISTINGS times in all) and those not yet seen are yielded, each id once; `changed` is told when
+ * they never held still. A change that leaves the total as it was (one erased, one created) is not
+ * seen; a service that gives no total is read once.
+ */
+export async function* everyContact(
+  client: ApiClient,
+  region: string | undefined,
+  o: { whole?: boolean; changed?: (readings: number) => void } = {},
+): AsyncGenerator<{ stored: StoredContact; raw: ListedContact }> {
+  const seen = o.whole ? new Set<string>() : undefined;
+  for (let reading = 1; ; reading++) {
+    const totals = new Set<number>();
+    for await (const page of allContacts(client, seen ? (env) => env.total !== undefined && totals.add(env.total) : undefined)) {
+      for (const raw of page) {
+        const stored = storedContact(raw, region);
+        if (!stored || seen?.has(stored.id)) continue;
+        seen?.add(stored.id);
+        yield { stored, raw };
+      }
+    }
+    if (seen === undefined || totals.size <= 1) return;
+    if (reading >= LISTINGS) {
+      o.changed?.(reading);
+      return;
     }
   }
 }
+
+/** What a person is told when the contacts never held still while they were read. */
+export const changedWhileRead = (readings: number) =>
+  `the contacts changed while they were read (${readings} readings): a contact may have been missed (run it again when no one else is changing them)`;
 
 /** One listing of all contacts, indexed by number and by e-mail: for a whole file of requests. */
 export class PeopleIndex {
@@ -97,9 +128,9 @@ export class PeopleIndex {
   private readonly byId = new Map<string, StoredContact>();
   listed = 0;
 
-  static async load(client: ApiClient, region: string | undefined): Promise<PeopleIndex> {
+  static async load(client: ApiClient, region: string | undefined, warn: (line: string) => void): Promise<PeopleIndex> {
     const index = new PeopleIndex();
-    for await (const { stored } of everyContact(client, region)) index.add(stored);
+    for await (const { stored } of everyContact(client, region, { whole: true, changed: (n) => warn(changedWhileRead(n)) })) index.add(stored);
     return index;
   }
 

@@ -47,7 +47,7 @@ export function peopleOf(resolutions: Resolution[]): Array<Person> {
 /** The one listing, when a request needs it (a phone, an e-mail) or the people's own copies are searched. */
 export async function listingFor(ctx: Context, client: ApiClient, requests: ErasureRequest[], region: string | undefined, force: boolean): Promise<PeopleIndex | undefined> {
   if (!force && !requests.some((r) => (r.numbers?.length ?? 0) > 0 || (r.emails?.length ?? 0) > 0)) return undefined;
-  const index = await PeopleIndex.load(client, region);
+  const index = await PeopleIndex.load(client, region, (line) => ctx.log.warn(line));
   ctx.log.info(`read ${index.listed} contacts to find the people requested`);
   return index;
 }

@@ -25,6 +25,8 @@ export interface PageQuery {
   maxPages?: number;
   /** What a page must be to count as the API's (default LIST_PAGE: any list). */
   shape?: AnswerShape;
+  /** Told each page's envelope as it arrives (a total that moves says the list changed while read). */
+  onPage?: (env: Envelope) => void;
 }
 
 export const DEFAULT_LIMIT = 50;
@@ -119,6 +121,8 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
     if (pagesRead >= maxPages) throw endless(q.path, `after ${maxPages.toLocaleString('en-US')} pages (${read.toLocaleString('en-US')} items) it still says there is more`);
     const res = await client.request({ method: 'GET', path: q.path, query: { ...q.query, page, limit }, shape: q.shape ?? LIST_PAGE, ...(q.signal ? { signal: q.signal } : {}) });
     const items = itemsOf(res.body);
+    const env = envelopeOf(res.body, page);
+    q.onPage?.(env);
     if (items.length === 0) return;
     // A server that ignores `page` would hand the same page back forever: without an envelope that
     // is the end of what it has; one that said there was more is a list without end.
@@ -134,7 +138,6 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
     left -= taken.length;
     yield taken;
 
-    const env = envelopeOf(res.body, page);
     previousMore = env.more;
     if (env.more === false) return;
     if (items.length < (env.limit ?? limit)) return;
@@ -158,8 +161,8 @@ const LARGE_PAGE = 100;
  * Every item of a list, in pages as large as the service takes: 100 a page, or the API's default
  * of 50 when it refuses 100 (422 on the first page) — the maximum `limit` is not documented.
  */
-export async function* allItems(client: ApiClient, path: string, o: { signal?: AbortSignal | undefined; shape?: AnswerShape } = {}): AsyncGenerator<unknown[]> {
-  const q = { path, ...(o.signal ? { signal: o.signal } : {}), ...(o.shape ? { shape: o.shape } : {}) };
+export async function* allItems(client: ApiClient, path: string, o: { signal?: AbortSignal | undefined; shape?: AnswerShape; onPage?: (env: Envelope) => void } = {}): AsyncGenerator<unknown[]> {
+  const q = { path, ...(o.signal ? { signal: o.signal } : {}), ...(o.shape ? { shape: o.shape } : {}), ...(o.onPage ? { onPage: o.onPage } : {}) };
   let read = false;
   try {
     for await (const items of pages(client, { ...q, limit: LARGE_PAGE })) {

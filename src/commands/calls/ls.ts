@@ -55,7 +55,7 @@ async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): P
     throw new UsageError(`--contact ${o.contact}: ${err.message}`, hint);
   }
   const { PeopleIndex } = await import('../../contacts/people.js');
-  const people = await PeopleIndex.load(client, region);
+  const people = await PeopleIndex.load(client, region, (line) => ctx.log.warn(line));
   const ids = people.phone(number).map((c) => c.id);
   ctx.log.info(`${number.e164 ?? text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
   return new Set(ids);

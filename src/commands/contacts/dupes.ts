@@ -9,7 +9,7 @@
  */
 import { updateContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
-import { everyContact, isNational } from '../../contacts/people.js';
+import { changedWhileRead, everyContact, isNational } from '../../contacts/people.js';
 import { createListWriter } from '../../output/writers.js';
 import { type NumberKey, NumberIndex, severalNumbers } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
@@ -54,7 +54,7 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   const keys: NumberKey[] = [];
   const national: Array<National & { valid: boolean; ext: boolean; at: number }> = [];
   let read = 0;
-  for await (const { stored } of everyContact(client, region)) {
+  for await (const { stored } of everyContact(client, region, { whole: true, changed: (n) => ctx.log.warn(changedWhileRead(n)) })) {
     read += 1;
     if (!stored.number) continue;
     if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, at: ids.length });

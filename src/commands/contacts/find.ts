@@ -9,7 +9,7 @@
 import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { changedWhileRead, emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
 import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
 import { sameNumber } from '../../phone/compare.js';
@@ -44,7 +44,7 @@ export async function run(ctx: Context, o: FindOptions): Promise<number> {
   const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE, ctx);
   let found = 0;
   let read = 0;
-  for await (const { stored, raw } of everyContact(client, region)) {
+  for await (const { stored, raw } of everyContact(client, region, { whole: true, changed: (n) => ctx.log.warn(changedWhileRead(n)) })) {
     read += 1;
     if (!test(stored, raw)) continue;
     found += 1;
