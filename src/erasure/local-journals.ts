@@ -1,37 +1,59 @@
 /**
  * An import's journal as an own copy of a person: before it changes a contact it has read, an
  * import notes the fields' earlier values (`{"r", "i": {"match": <id>, "b": {field: value}}}`),
- * so that `import undo` can give them back (src/import/undo-notes.ts). Once that contact is erased
- * those values are a copy of the person and nothing can be given back to them: `--purge-local`
- * blanks them (`"b": {}`, `"erased": true`), every other line left byte for byte. A running job's
- * journal is never rewritten (it is appended to).
+ * so that `import undo` can give them back (src/import/undo-notes.ts); once answered, digests of
+ * what it wrote (`{"r", "d": {"id", "w"}}` for a contact created, `"wf": {field: digest}` for one
+ * changed) — unsalted hashes of a phone, an e-mail, a name, which a guess can be confirmed against.
+ * Once that contact is erased, those values and digests are a copy of the person and nothing can be
+ * given back or compared: `--purge-local` blanks them (`"b": {}`; `w`/`wf` taken out; `"erased":
+ * true`), every other line left byte for byte — the undo then finds the contact gone. A running
+ * job's journal is never rewritten (it is appended to).
  */
 import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** The lines of a journal holding earlier values of one of `ids`, by index, and the ids they hold. */
+type Note = { i?: { match?: unknown; b?: unknown }; d?: { id?: unknown; w?: unknown; wf?: unknown } };
+
+/** The contact a line holds a copy of: earlier values (`i.b`) or digests (`d.w`, `d.wf`). */
+function heldBy(e: Note): string | undefined {
+  const b = e.i?.b;
+  if (typeof e.i?.match === 'string' && b !== null && typeof b === 'object' && Object.keys(b).length > 0) return e.i.match;
+  if (typeof e.d?.id === 'string' && (e.d.w !== undefined || e.d.wf !== undefined)) return e.d.id;
+  return undefined;
+}
+
+/** That line without the copy. */
+function blanked(e: Note): Note {
+  if (e.d !== undefined && heldBy({ d: e.d }) !== undefined) {
+    const { w: _w, wf: _wf, ...d } = e.d;
+    return { ...e, d: { ...d, erased: true } as Note['d'] };
+  }
+  return { ...e, i: { ...e.i, b: {}, erased: true } as Note['i'] };
+}
+
+/** The lines of a journal holding a copy of one of `ids`, by index, and the ids they hold. */
 function linesHolding(lines: string[], ids: ReadonlySet<string>): { at: number[]; ids: Set<string> } {
   const out: number[] = [];
   const found = new Set<string>();
   lines.forEach((line, i) => {
-    if (!line.includes('"match"')) return;
-    let e: { i?: { match?: unknown; b?: unknown } };
+    if (!line.includes('"match"') && !line.includes('"d"')) return;
+    let e: Note;
     try {
       e = JSON.parse(line);
     } catch {
       return;
     }
-    const b = e.i?.b;
-    if (typeof e.i?.match === 'string' && ids.has(e.i.match) && b !== null && typeof b === 'object' && Object.keys(b).length > 0) {
+    const id = e !== null && typeof e === 'object' ? heldBy(e) : undefined;
+    if (id !== undefined && ids.has(id)) {
       out.push(i);
-      found.add(e.i.match);
+      found.add(id);
     }
   });
   return { at: out, ids: found };
 }
 
 /**
- * The notes of the journal at `path` that hold earlier values of the contacts `ids`, and which ids;
+ * The notes of the journal at `path` that hold a copy of the contacts `ids`, and which ids;
  * with `purge`, blanks them (temp file, fsync, rename; refused if the journal changed meanwhile).
  */
 export function journalHolding(path: string, ids: ReadonlySet<string>, purge: boolean): { notes: number; ids: Set<string> } {
@@ -40,11 +62,7 @@ export function journalHolding(path: string, ids: ReadonlySet<string>, purge: bo
   const lines = readFileSync(target, 'utf8').split('\n');
   const held = linesHolding(lines, ids);
   if (held.at.length === 0 || !purge) return { notes: held.at.length, ids: held.ids };
-  for (const i of held.at) {
-    const e = JSON.parse(lines[i] as string) as { i: Record<string, unknown> };
-    e.i = { ...e.i, b: {}, erased: true };
-    lines[i] = JSON.stringify(e);
-  }
+  for (const i of held.at) lines[i] = JSON.stringify(blanked(JSON.parse(lines[i] as string) as Note));
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
   const fd = openSync(temp, 'w', before.mode & 0o777);
   try {

@@ -114,8 +114,8 @@ test('a changes file of an import that read the contacts holds a person by their
   assert.equal(after, before.toString('utf8').split(/(?<=\n)/).filter((l) => !l.includes(`,${q!.id},`)).join(''));
   assert.ok(after.includes(`,${r!.id},`));
 
-  // The import's journal kept q's and r's earlier values for `import undo`: q's are blanked, r's stay.
-  const journal = /^\s+(\S+\.jsonl)  \(1 row, removed\)$/m.exec(erased.stderr)?.[1];
+  // The import's journal kept q's and r's earlier values and digests for `import undo`: q's are blanked, r's stay.
+  const journal = /^\s+(\S+\.jsonl)  \(2 rows, removed\)$/m.exec(erased.stderr)?.[1];
   assert.ok(journal, `the journal is named as an own copy\n${erased.stderr}`);
   const notes = readFileSync(journal, 'utf8');
   assert.ok(!notes.includes(JSON.stringify(qName)), 'q\'s earlier first name is gone from the journal');
