@@ -1,4 +1,5 @@
 /** How an e-mail a person gives or a contact holds is compared (find, rm, the own-copies search). */
+import { domainToASCII } from 'node:url';
 
 /** `Zoë Müller <zoe@example.com>`, `<zoe@example.com>`: the address between the brackets. */
 const BRACKETED = /<\s*(?:mailto:)?([^<>\s@]+@[^<>\s@]+)\s*>/i;
@@ -7,10 +8,15 @@ const BRACKETED = /<\s*(?:mailto:)?([^<>\s@]+@[^<>\s@]+)\s*>/i;
  * An e-mail as compared: the address alone (as a mail client writes it with a name —
  * `Zoë Müller <zoe@example.com>` — or as a link, `mailto:zoe@example.com`), without surrounding
  * spaces, quotes or case, in one Unicode form that also reads full-width letters as an IME types
- * them (`ｚｏｅ＠example.com`) and `ë` typed as one character or as `e` and a combining mark as one.
+ * them (`ｚｏｅ＠example.com`) and `ë` typed as one character or as `e` and a combining mark as one,
+ * and a domain of other letters as the DNS writes it (`zoe@xn--mller-kva.de` for `zoe@müller.de`).
  */
 export function emailKey(email: string): string {
   const text = email.normalize('NFKC').trim();
-  const address = BRACKETED.exec(text)?.[1] ?? text.replace(/^["']+|["']+$/g, '').trim().replace(/^mailto:/i, '');
-  return address.trim().toLowerCase();
+  const address = (BRACKETED.exec(text)?.[1] ?? text.replace(/^["']+|["']+$/g, '').trim().replace(/^mailto:/i, '')).trim().toLowerCase();
+  // A domain in its own letters and in the DNS's ASCII form (`müller.de`, `xn--mller-kva.de`) is one.
+  const at = address.lastIndexOf('@');
+  if (at < 0 || !/[^\x00-\x7f]|xn--/.test(address.slice(at))) return address;
+  const domain = domainToASCII(address.slice(at + 1));
+  return domain === '' ? address : `${address.slice(0, at)}@${domain}`;
 }
