@@ -34,13 +34,48 @@ export interface ErasureRequest {
 export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
 const PHONE_HEADERS = new Set(['phone', 'phonenumber', 'mobile', 'mobilephone', 'telephone', 'tel', 'number'].map(normalizeHeader));
 
-/** The kind of request a column holds, by its header. */
-function columnKind(header: string): 'id' | 'phone' | 'email' | undefined {
+type ColumnKind = 'id' | 'phone' | 'email' | { loose: 'phone' | 'email' };
+
+/**
+ * A header's words (`Telefonnummer` → `telefonnummer`, `Tel. number` → `tel`, `number`,
+ * `phoneNumber2` → `phone`, `number2`), without case or accents.
+ */
+const wordsOf = (header: string) =>
+  header
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+
+/** Words (or their beginnings, for compounds: `Telefonnummer`, `Handynummer`, `Mailadresse`) that name a phone or an e-mail. */
+const PHONE_WORD = /^(?:phone|tel$|telef|teleph|mobil|mob$|cell|handy|whatsapp|gsm$|ph$)/;
+const EMAIL_WORD = /^(?:e?mail|courriel|correo)/;
+
+/**
+ * The kind of request a column holds, by its header: the import's names for an id, a phone or an
+ * e-mail; else a header with a word for one (`Telefonnummer`, `Phone 2`, `E-Mail-Adresse`,
+ * `Courriel`) is read loosely — its cells written as that kind are requests, the others are
+ * passed over rather than refused (a miss is a breach: a phone column the list of names does not
+ * know must not be skipped while the row's e-mail is read).
+ */
+function columnKind(header: string): ColumnKind | undefined {
   const name = normalizeHeader(header);
   if (ID_HEADERS.has(name)) return 'id';
   if (PHONE_HEADERS.has(name)) return 'phone';
   const field = fieldOfHeader(header);
-  return field === 'phone' || field === 'email' ? field : undefined;
+  if (field === 'phone' || field === 'email') return field;
+  const words = wordsOf(header);
+  if (words.some((w) => EMAIL_WORD.test(w))) return { loose: 'email' };
+  if (words.some((w) => PHONE_WORD.test(w))) return { loose: 'phone' };
+  return undefined;
+}
+
+/** A cell of a loosely named column, as a request when it is written as its kind. */
+function looseRequest(cell: string, line: number, region: string | undefined, kind: 'phone' | 'email'): ErasureRequest[] {
+  const as = askedKind(cell);
+  return as === kind ? [requestOf(cell, line, region, kind)] : [];
 }
 
 /** One request as typed: an e-mail, a phone or an id (`as` forces the kind). */
@@ -78,7 +113,8 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
         if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const given = kinds.flatMap((kind, at) => {
           const cell = (row.cells[at] ?? '').trim();
-          return kind === undefined || cell === '' ? [] : [requestOf(cell, row.line, o.region, kind)];
+          if (kind === undefined || cell === '') return [];
+          return typeof kind === 'object' ? looseRequest(cell, row.line, o.region, kind.loose) : [requestOf(cell, row.line, o.region, kind)];
         });
         if (given.length === 0) throw new UsageError(`line ${row.line}: no id, phone or e-mail`, 'fill it in or remove the line; nothing was sent');
         const id = given.find((g) => g.id !== undefined)?.id;
