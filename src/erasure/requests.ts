@@ -29,6 +29,11 @@ export interface ErasureRequest {
   numbers?: NumberKey[];
   /** The e-mails given, compared as `emailKey` writes them. */
   emails?: string[];
+  /**
+   * A bare line of digits alone, read as a phone: it may be an id of a service whose ids are
+   * numbers (the API does not show their form) — resolve.ts decides with the listing.
+   */
+  digitsOnly?: true;
 }
 
 export const ID_HEADERS = new Set(['id', 'contactid', 'contact', 'customerid'].map(normalizeHeader));
@@ -82,7 +87,7 @@ function looseRequest(cell: string, line: number, region: string | undefined, ki
 export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
   const t = text.trim();
   const kind = as ?? askedKind(t);
-  if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)] };
+  if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)], ...(as === undefined && /^\d+$/.test(t) ? { digitsOnly: true as const } : {}) };
   if (kind === 'email') {
     if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
     return { line, text: t, emails: [emailKey(t)] };

@@ -6,6 +6,7 @@
  * (dry-run.ts).
  */
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { NumberKey } from '../phone/compare.js';
 import type { Person } from './local-copies.js';
@@ -20,8 +21,14 @@ export interface Resolution {
   contacts: FoundContact[];
 }
 
-/** Resolves every request; `index` is the one listing (needed when any request gives a phone or e-mail). */
-export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | undefined): Resolution[] {
+/**
+ * Resolves every request; `index` is the one listing (needed when any request gives a phone or
+ * e-mail). A bare line of digits alone is a phone — unless it is the id of a listed contact and no
+ * contact has it as a phone: then it is that id (a service whose ids are numbers; read as a phone
+ * it would find no one, and the person would be told "found 0"). Both at once cannot be told
+ * apart: exit 2 before anything is sent, for a person to say which.
+ */
+export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | undefined, note: (line: string) => void = () => undefined): Resolution[] {
   return requests.map((request) => {
     const found: FoundContact[] = [];
     const add = (c: FoundContact) => {
@@ -30,6 +37,17 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
     if (request.id !== undefined) add(index?.id(request.id) ?? { id: request.id });
     if (index) for (const number of request.numbers ?? []) for (const c of index.phone(number)) add(c);
     if (index) for (const email of request.emails ?? []) for (const c of index.email(email)) add(c);
+    const byId = request.digitsOnly ? index?.id(request.text) : undefined;
+    if (byId !== undefined) {
+      if (found.length > 0) {
+        throw new UsageError(
+          `line ${request.line}: ${request.text} is the id of contact ${byId.id} and the phone of ${found.length === 1 ? `contact ${found[0]?.id}` : `${found.length} contacts`}`,
+          'say which: a CSV with an id column or a phone column; nothing was sent',
+        );
+      }
+      note(`line ${request.line}: ${request.text} is read as the id of contact ${byId.id} (no contact has it as a phone)`);
+      add(byId);
+    }
     return { request, contacts: found };
   });
 }

@@ -106,7 +106,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   // One listing of all contacts for every phone and e-mail of the file (and for the people's own
   // copies: an id's contact holds the phone and e-mail to look for); ids are taken as given.
   const index = await listingFor(ctx, client, requests, region, files.length > 0 && (o.dryRun || o.confirm));
-  const resolutions = resolveAll(requests, index);
+  const resolutions = resolveAll(requests, index, (line) => ctx.log.info(line));
   if (o.dryRun || !o.confirm) return previewOrRefuse(ctx, client, { ...o, shownName: out.shownName, started }, requests, resolutions, { listed: index !== undefined, files });
 
   const receipts = new ReceiptsFile(out.receiptsPath, out.makeFolder, (t) => ctx.log.redact(t));
