@@ -17,6 +17,7 @@ import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync
 import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { BucketRow } from './timeline.js';
+import { rememberFilesOf } from './pruned-files.js';
 import { activeOf, type JobHeader, parseJournal, type RowStatus, type RunEnd, tallyOf } from './journal-lines.js';
 
 export type { JobFilesRecord, JobHeader, ParsedJournal, RowStatus, RunEnd } from './journal-lines.js';
@@ -54,7 +55,7 @@ const DONE = /\.done-(\d+)\.jsonl$/;
 /** A journal of stdin or a pipe a kill -9 left open: never resumed, so dropped once idle for the 30 days. */
 const STREAM_OPEN = /^stream-[0-9a-f]+\.jsonl$/;
 
-/** Removes finished records beyond what is kept (unfinished ones are never touched). */
+/** Removes finished records beyond what is kept (unfinished ones are never touched), noting the files they wrote (pruned-files.ts). */
 export function pruneFinished(dir: string, now: number, keep?: number): void {
   let names: string[];
   try {
@@ -67,11 +68,17 @@ export function pruneFinished(dir: string, now: number, keep?: number): void {
     .map((n) => ({ n, at: Number(DONE.exec(n)?.[1]) }))
     .sort((a, b) => b.at - a.at);
   dated.forEach(({ n, at }, i) => {
-    if (keep !== undefined ? i >= keep : now - at > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
+    if (keep !== undefined ? i >= keep : now - at > KEEP_FINISHED_MS) {
+      rememberFilesOf(dir, join(dir, n));
+      rmSync(join(dir, n), { force: true });
+    }
   });
   for (const n of names.filter((x) => STREAM_OPEN.test(x))) {
     try {
-      if (now - statSync(join(dir, n)).mtimeMs > KEEP_FINISHED_MS) rmSync(join(dir, n), { force: true });
+      if (now - statSync(join(dir, n)).mtimeMs > KEEP_FINISHED_MS) {
+        rememberFilesOf(dir, join(dir, n));
+        rmSync(join(dir, n), { force: true });
+      }
     } catch {
       // gone meanwhile
     }
