@@ -6,7 +6,7 @@
  */
 import { isEmail } from '../api/fields.js';
 import { UsageError } from '../errors.js';
-import { emailKey } from './email.js';
+import { emailKeys } from './email.js';
 import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers, writtenAsNumber } from '../phone/compare.js';
 
 /**
@@ -16,7 +16,8 @@ import { digitCount, MIN_DIGITS, type NumberKey, numberKey, severalNumbers, writ
  */
 export function askedKind(text: string): 'email' | 'phone' | 'id' {
   const t = text.trim();
-  return isEmail(t) || isEmail(emailKey(t)) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id';
+  const emails = emailKeys(t);
+  return isEmail(t) || (emails.length > 0 && emails.every(isEmail)) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id';
 }
 
 /** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */

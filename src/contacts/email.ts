@@ -20,3 +20,14 @@ export function emailKey(email: string): string {
   const domain = domainToASCII(address.slice(at + 1));
   return domain === '' ? address : `${address.slice(0, at)}@${domain}`;
 }
+
+/**
+ * The addresses a stored e-mail field holds, each as compared: one, or several when the field holds
+ * more than one (`zoe@a.org; zoe@b.org`, `zoe@a.org, Zoë <zoe@b.org>`), as CRMs and the phone
+ * field do — none of them may hide the person.
+ */
+export function emailKeys(field: string): string[] {
+  const text = field.normalize('NFKC');
+  if ((text.match(/@/g) ?? []).length < 2) return [emailKey(field)].filter((k) => k !== '');
+  return [...new Set(text.split(/[,;|\s]+(?=[^@]*@)/).map(emailKey).filter((k) => k.includes('@')))];
+}

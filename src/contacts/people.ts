@@ -10,7 +10,7 @@ import { allContacts, type ListedContact } from '../api/contacts.js';
 import type { ApiClient } from '../http/client.js';
 import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
-import { emailKey } from './email.js';
+import { emailKey, emailKeys } from './email.js';
 
 export { emailKey };
 
@@ -21,7 +21,10 @@ export interface StoredContact {
   e164: string | undefined;
   /** The stored phone as its digits allow, valid or not (what finding a person compares). */
   number: NumberKey | undefined;
+  /** The e-mail as compared (the first, when the field holds several). */
   email: string | undefined;
+  /** Every address the e-mail field holds, as compared. */
+  emails: string[];
   /** For a person to recognise: "Ada Lovelace". Never written to a receipt. */
   name: string;
 }
@@ -32,7 +35,8 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
   // Field types are not documented: a phone the service returns as a JSON number is still a phone.
   const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
   const read = phone ? toE164(phone, region) : undefined;
-  const email = typeof c.email === 'string' && c.email.trim() !== '' ? emailKey(c.email) : undefined;
+  const emails = typeof c.email === 'string' && c.email.trim() !== '' ? emailKeys(c.email) : [];
+  const email = emails[0];
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
   // Read by its digits only when asked (finding a person): an import's preview needs only e164.
   let number: NumberKey | undefined | null = null;
@@ -45,6 +49,7 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
       return number;
     },
     email,
+    emails,
     name,
   };
 }
@@ -138,7 +143,7 @@ export class PeopleIndex {
     this.listed += 1;
     this.byId.set(c.id, c);
     if (c.number) this.byPhone.add(c.number, c);
-    if (c.email) push(this.byEmail, c.email, c);
+    for (const email of c.emails) push(this.byEmail, email, c);
   }
 
   /** Every contact whose number `sameNumber` calls this one. */

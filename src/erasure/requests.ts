@@ -17,7 +17,7 @@ import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
 import { type EncodingName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
 import { askedKind, phoneOf } from '../contacts/asked.js';
-import { emailKey } from '../contacts/people.js';
+import { emailKeys } from '../contacts/email.js';
 import type { NumberKey } from '../phone/compare.js';
 
 export interface ErasureRequest {
@@ -90,7 +90,7 @@ export function requestOf(text: string, line: number, region: string | undefined
   if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)], ...(as === undefined && /^\d+$/.test(t) ? { digitsOnly: true as const } : {}) };
   if (kind === 'email') {
     if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
-    return { line, text: t, emails: [emailKey(t)] };
+    return { line, text: t, emails: emailKeys(t) };
   }
   if (t === '.' || t === '..') throw new UsageError(`line ${line}: the id "${t}" cannot be sent as a path segment`, 'nothing was sent');
   return { line, text: t, id: t };

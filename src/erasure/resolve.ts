@@ -57,7 +57,7 @@ export function peopleOf(resolutions: Resolution[]): Array<Person> {
   return resolutions.map(({ request, contacts }) => ({
     request: request.line,
     numbers: [...(request.numbers ?? []), ...contacts.map((c) => c.number)].filter((n): n is NumberKey => n !== undefined),
-    emails: [...(request.emails ?? []), ...contacts.map((c) => c.email)].filter((e): e is string => e !== undefined),
+    emails: [...(request.emails ?? []), ...contacts.flatMap((c) => c.emails ?? [])],
     ids: contacts.map((c) => c.id),
   }));
 }

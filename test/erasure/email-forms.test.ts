@@ -5,7 +5,8 @@
 // else's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
@@ -77,4 +78,29 @@ test('a bare request line copied from a mail client (`Name <address>`) is an e-m
   const after = readFileSync(`${leads}.rejects.csv`, 'utf8');
   assert.doesNotMatch(after, /ｚｏｅ/);
   assert.equal(after, rejects.split('\n').filter((l) => !l.includes('ｚｏｅ')).join('\n'));
+});
+
+test('a stored e-mail field holding several addresses (a service that keeps them as one text) is found by each of them, and erased', async (t) => {
+  // The sandbox refuses such a field; a service that does not is modelled by a saved state.
+  const dir = mkdtempSync(join(tmpdir(), 'callctl-test-'));
+  const dataFile = join(dir, 'state.json');
+  const at = '2026-10-01T09:00:00.000Z';
+  const stored = [
+    { id: 'c1', firstName: 'Zoë', email: 'zoe@example.com; z.mueller@work.example', createdAt: at, updatedAt: at },
+    { id: 'c2', firstName: 'Zoë', email: ' Zoë Müller <Z.Mueller@Work.Example> ', createdAt: at, updatedAt: at },
+    { id: 'c3', firstName: 'Bea', email: 'bea@example.com, bea@work.example', createdAt: at, updatedAt: at },
+  ];
+  writeFileSync(dataFile, JSON.stringify({ contacts: stored, calls: [] }));
+  const sb = await startTestSandbox(t, { rateLimit: 0, dataFile });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = envFor(sb, t);
+  const find = await runCli(['contacts', 'find', '--email', 'z.mueller@work.example', '--json'], { env });
+  assert.equal(find.code, 0, find.stderr);
+  assert.deepEqual((JSON.parse(find.stdout) as Array<{ id: string }>).map((c) => c.id).sort(), ['c1', 'c2']);
+  const requests = join(dir, 'requests.txt');
+  writeFileSync(requests, 'zoe@example.com z.mueller@work.example\n');
+  const r = await runCli(['contacts', 'rm', '--from', requests, '--confirm', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).erased, 2);
+  assert.deepEqual(sb.contacts().map((c) => c.id), ['c3']);
 });

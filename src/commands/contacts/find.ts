@@ -29,7 +29,7 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
     // Checked after the region: with a bad --country as well, the region's error is the one shown.
     const wanted = emailKey(o.email);
     if (wanted === '') throw new UsageError('--email is empty');
-    return { test: (s) => s.email === wanted, what: `with e-mail ${wanted}` };
+    return { test: (s) => s.emails.includes(wanted), what: `with e-mail ${wanted}` };
   }
   // A name of separators only (`---`) has no word to look for: it matches no one.
   const matches = nameMatcher(o.name);

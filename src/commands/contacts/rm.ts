@@ -47,7 +47,7 @@ async function personOf(ctx: Context, client: ApiClient, id: string): Promise<Pe
   try {
     const stored = storedContact(await getContact(client, id), regionOf(undefined, (await ctx.settings()).country));
     if (stored?.number) person.numbers.push(stored.number);
-    if (stored?.email) person.emails.push(stored.email);
+    person.emails.push(...(stored?.emails ?? []));
   } catch (err) {
     if (!(err instanceof CallctlError)) throw err;
     if (!(err instanceof ApiError && err.status === 404)) ctx.log.warn(`could not read contact ${id} (${err.message}): your own files are searched for its id only`);
