@@ -31,3 +31,18 @@ export function emailKeys(field: string): string[] {
   if ((text.match(/@/g) ?? []).length < 2) return [emailKey(field)].filter((k) => k !== '');
   return [...new Set(text.split(/[,;|\s]+(?=[^@]*@)/).map(emailKey).filter((k) => k.includes('@')))];
 }
+
+/** Letters of other scripts drawn like Latin ones (Cyrillic, Greek), as a Latin keyboard user reads them. */
+const LOOKALIKE: Record<string, string> = Object.fromEntries(
+  [...'аa еe оo рp сc уy хx іi јj ѕs һh ԁd ӏl ԛq ԝw ьb αa οo νv ρp τt ιi κk χx υu εe ϲc'.matchAll(/(\S)(\S)/g)].map((m) => [m[1] as string, m[2] as string]),
+);
+
+/**
+ * An address as it looks: Cyrillic and Greek letters drawn like Latin ones read as those (`zоe`
+ * with a Cyrillic `о` looks like `zoe`). Two addresses that look the same but are not are not
+ * taken for one person (erasing is irreversible, and they are different mailboxes): a person is
+ * told of them instead.
+ */
+export function emailLook(key: string): string {
+  return /[^\x00-\x7f]/.test(key) ? [...key].map((ch) => LOOKALIKE[ch] ?? ch).join('') : key;
+}

@@ -10,7 +10,7 @@ import { allContacts, type ListedContact } from '../api/contacts.js';
 import type { ApiClient } from '../http/client.js';
 import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
-import { emailKey, emailKeys } from './email.js';
+import { emailKey, emailKeys, emailLook } from './email.js';
 
 export { emailKey };
 
@@ -130,6 +130,8 @@ export const changedWhileRead = (readings: number) =>
 export class PeopleIndex {
   private readonly byPhone = new NumberIndex<StoredContact>();
   private readonly byEmail = new Map<string, StoredContact[]>();
+  /** By how the address looks (emailLook), only for addresses written with other scripts' letters. */
+  private readonly byLook = new Map<string, StoredContact[]>();
   private readonly byId = new Map<string, StoredContact>();
   listed = 0;
 
@@ -143,7 +145,11 @@ export class PeopleIndex {
     this.listed += 1;
     this.byId.set(c.id, c);
     if (c.number) this.byPhone.add(c.number, c);
-    for (const email of c.emails) push(this.byEmail, email, c);
+    for (const email of c.emails) {
+      push(this.byEmail, email, c);
+      const look = emailLook(email);
+      if (look !== email) push(this.byLook, look, c);
+    }
   }
 
   /** Every contact whose number `sameNumber` calls this one. */
@@ -153,6 +159,13 @@ export class PeopleIndex {
 
   email(address: string): StoredContact[] {
     return this.byEmail.get(emailKey(address)) ?? [];
+  }
+
+  /** Contacts whose address looks like this one but is written with other letters (not this person's by right). */
+  lookalikes(address: string): StoredContact[] {
+    const key = emailKey(address);
+    const look = emailLook(key);
+    return [...(this.byLook.get(look) ?? []), ...(look !== key ? (this.byEmail.get(look) ?? []) : [])].filter((c) => !c.emails.includes(key));
   }
 
   id(id: string): StoredContact | undefined {

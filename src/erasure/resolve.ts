@@ -52,6 +52,18 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
   });
 }
 
+/**
+ * The contacts whose address only looks like one a request gives (a Cyrillic `о` for a Latin `o`):
+ * not erased — another mailbox, and erasing cannot be undone — but named for a person to check.
+ */
+export function lookalikeLines(resolutions: Resolution[], index: PeopleIndex | undefined): string[] {
+  if (!index) return [];
+  return resolutions.flatMap(({ request, contacts }) => {
+    const ids = [...new Set((request.emails ?? []).flatMap((e) => index.lookalikes(e).map((c) => c.id)))].filter((id) => !contacts.some((c) => c.id === id));
+    return ids.length === 0 ? [] : [`line ${request.line}: ${ids.length === 1 ? `contact ${ids[0]} has an address` : `contacts ${ids.join(', ')} have addresses`} that look like the e-mail asked for but are written with other letters: not erased (check, and erase by id if it is this person)`];
+  });
+}
+
 /** Who each request is, for the search of the operator's own copies. */
 export function peopleOf(resolutions: Resolution[]): Array<Person> {
   return resolutions.map(({ request, contacts }) => ({

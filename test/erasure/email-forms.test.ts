@@ -104,3 +104,22 @@ test('a stored e-mail field holding several addresses (a service that keeps them
   assert.equal(JSON.parse(r.stdout).erased, 2);
   assert.deepEqual(sb.contacts().map((c) => c.id), ['c3']);
 });
+
+test('an address that only looks like the one asked for (a Cyrillic о for a Latin o) is not erased, but named by find and by rm', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const env = envFor(sb, t);
+  const dir = tempDir(t);
+  const zoe = await contact(sb, { firstName: 'Zoë', email: 'zoe@example.com' });
+  const lookalike = await contact(sb, { firstName: 'Zoë', email: 'z\u043Ee@example.com' });
+  const find = await runCli(['contacts', 'find', '--email', 'zoe@example.com', '--json'], { env });
+  assert.equal(find.code, 0, find.stderr);
+  assert.deepEqual((JSON.parse(find.stdout) as Array<{ id: string }>).map((c) => c.id), [zoe]);
+  assert.match(find.stderr, new RegExp(`contact ${lookalike} has an address that look`));
+  const requests = join(dir, 'requests.txt');
+  writeFileSync(requests, 'zoe@example.com\n');
+  const r = await runCli(['contacts', 'rm', '--from', requests, '--confirm', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).erased, 1);
+  assert.match(r.stderr, new RegExp(`line 1: contact ${lookalike} has an address .*not erased`));
+  assert.deepEqual(sb.contacts().map((c) => c.id), [lookalike]);
+});

@@ -10,13 +10,15 @@ import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contac
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { changedWhileRead, emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { emailLook } from '../../contacts/email.js';
 import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
 import { sameNumber } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
 import type { FindOptions } from './options.js';
 
-type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string };
+/** `lookalikes`: contacts whose address only looks like the one asked for (emailLook) — named, not matched. */
+type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string; lookalikes?: string[] };
 
 /** The test a contact must pass, and what it is in the summary line. */
 function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
@@ -29,7 +31,17 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
     // Checked after the region: with a bad --country as well, the region's error is the one shown.
     const wanted = emailKey(o.email);
     if (wanted === '') throw new UsageError('--email is empty');
-    return { test: (s) => s.emails.includes(wanted), what: `with e-mail ${wanted}` };
+    const look = emailLook(wanted);
+    const lookalikes: string[] = [];
+    return {
+      lookalikes,
+      test: (s) => {
+        if (s.emails.includes(wanted)) return true;
+        if (s.emails.some((e) => emailLook(e) === look)) lookalikes.push(s.id);
+        return false;
+      },
+      what: `with e-mail ${wanted}`,
+    };
   }
   // A name of separators only (`---`) has no word to look for: it matches no one.
   const matches = nameMatcher(o.name);
@@ -38,7 +50,7 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
 
 export async function run(ctx: Context, o: FindOptions): Promise<number> {
   const region = regionOf(o.country, (await ctx.settings()).country);
-  const { test, what } = testOf(ctx, o, region);
+  const { test, what, lookalikes = [] } = testOf(ctx, o, region);
   const format = ctx.format;
   const client = await ctx.api();
   const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE, ctx);
@@ -52,5 +64,6 @@ export async function run(ctx: Context, o: FindOptions): Promise<number> {
   }
   await writer.end();
   ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${what}`);
+  if (lookalikes.length > 0) ctx.log.warn(`${lookalikes.length === 1 ? `contact ${lookalikes[0]} has an address` : `contacts ${lookalikes.join(', ')} have addresses`} that look like it but are written with other letters: not listed (check them: callctl contacts get <id>)`);
   return found > 0 ? EXIT.ok : EXIT.notFound;
 }
