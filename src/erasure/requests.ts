@@ -96,8 +96,12 @@ export function requestOf(text: string, line: number, region: string | undefined
   return { line, text: t, id: t };
 }
 
-/** Reads and checks every request of a file (or stdin). */
-export async function readRequests(o: { path: string; stdin: InStream; region: string | undefined; encoding?: EncodingName | undefined }): Promise<ErasureRequest[]> {
+/**
+ * Reads and checks every request of a file (or stdin). `unread`: told the columns of a CSV that are
+ * no id, phone or e-mail — a column the names above do not know (`Record ID`) finds no one, and a
+ * person is told rather than left to believe it was searched.
+ */
+export async function readRequests(o: { path: string; stdin: InStream; region: string | undefined; encoding?: EncodingName | undefined; unread?: (headers: string[]) => void }): Promise<ErasureRequest[]> {
   const source = await openSource({ path: o.path, stdin: o.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}) });
   try {
     const kinds = source.header.map(columnKind);
@@ -114,6 +118,8 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
         if (text !== '') requests.push(requestOf(text, row.line, o.region));
       }
     } else {
+      const unread = source.header.filter((h, i) => kinds[i] === undefined && h.trim() !== '');
+      if (unread.length > 0) o.unread?.(unread);
       for await (const row of source.rows) {
         if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
         const given = kinds.flatMap((kind, at) => {

@@ -50,7 +50,10 @@ export interface ErasureOptions {
 
 /** The requests of the command line: a file's, or the one typed. */
 async function requestsOf(ctx: Context, o: ErasureOptions, region: string | undefined): Promise<ErasureRequest[]> {
-  if (o.from !== undefined) return readRequests({ path: o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from), stdin: ctx.deps.io.stdin, region, encoding: o.encoding });
+  if (o.from !== undefined) {
+    const unread = (headers: string[]) => ctx.log.info(`columns not read: ${headers.join(', ')} (only id, phone and e-mail columns find people)`);
+    return readRequests({ path: o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from), stdin: ctx.deps.io.stdin, region, encoding: o.encoding, unread });
+  }
   return [o.phone !== undefined ? requestOf(o.phone, 1, region, 'phone') : requestOf(o.email ?? '', 1, region, 'email')];
 }
 

@@ -2,7 +2,8 @@
 // French, numbered (`Telefonnummer`, `Phone 2`, `E-Mail-Adresse`, `Courriel`) — are still the
 // person's phone and e-mail: read beside the columns it knows, not skipped while the row's known
 // e-mail is erased and her phone-only records stay. Their cells not written as a phone or an
-// e-mail are passed over (a `Hotel` column is not a phone), and no one else is erased.
+// e-mail are passed over (a `Hotel` column is not a phone), and no one else is erased. The columns
+// that are no id, phone or e-mail (`Record ID`, `Name`) are named: they find no one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,7 @@ test('columns named Telefonnummer, Phone 2, E-Mail-Adresse or Courriel are read 
   const dry = await runCli(['contacts', 'rm', '--from', file, '--country', 'GB', '--dry-run', '--json'], { env });
   assert.equal(dry.code, 0, dry.stderr);
   assert.deepEqual([...new Set(JSON.parse(dry.stdout).wouldErase.map((w: { id: string }) => w.id))].sort(), [...zoe, ...ann].sort());
+  assert.match(dry.stderr, /columns not read: Name, Hotel \(only id, phone and e-mail columns find people\)/);
 
   const real = await runCli(['contacts', 'rm', '--from', file, '--country', 'GB', '--confirm', '--json'], { env });
   assert.equal(real.code, 0, real.stderr);
