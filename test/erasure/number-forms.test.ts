@@ -104,3 +104,21 @@ test('dupes --fix leaves to a person a phone field holding several numbers or an
   assert.equal(reasons.get(ids.alice!), 'it has an extension, which E.164 cannot hold');
   for (const [name, phone] of Object.entries(phones)) assert.equal(sb.contacts().find((c) => c.id === ids[name])?.phone, phone, `${name} unchanged`);
 });
+
+test('a number copied with invisible direction marks around it (as phones and mail clients copy one) keeps its country code: found with its national twin, and grouped with it, without a region', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const env = envFor(sb, t);
+  const ids: string[] = [];
+  for (const phone of ['\u202a+44 7700 900123\u202c', '\u2068+44 7700 900123\u2069', '07700 900123']) {
+    const r = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Zoë', phone } });
+    assert.equal(r.status, 201);
+    ids.push(r.body.id);
+  }
+  ids.sort();
+  const find = await runCli(['contacts', 'find', '--phone', '07700 900123', '--json'], { env });
+  assert.equal(find.code, 0, find.stderr);
+  assert.deepEqual((JSON.parse(find.stdout) as Array<{ id: string }>).map((c) => c.id).sort(), ids);
+  const dupes = await runCli(['contacts', 'dupes', '--json'], { env });
+  assert.equal(dupes.code, 0, dupes.stderr);
+  assert.deepEqual((JSON.parse(dupes.stdout).groups as Array<{ ids: string[] }>).map((g) => [...g.ids].sort()), [ids]);
+});
