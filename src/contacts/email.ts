@@ -7,12 +7,13 @@ const BRACKETED = /<\s*(?:mailto:)?([^<>\s@]+@[^<>\s@]+)\s*>/i;
 /**
  * An e-mail as compared: the address alone (as a mail client writes it with a name —
  * `Zoë Müller <zoe@example.com>` — or as a link, `mailto:zoe@example.com`), without surrounding
- * spaces, quotes or case, in one Unicode form that also reads full-width letters as an IME types
- * them (`ｚｏｅ＠example.com`) and `ë` typed as one character or as `e` and a combining mark as one,
- * and a domain of other letters as the DNS writes it (`zoe@xn--mller-kva.de` for `zoe@müller.de`).
+ * spaces, invisible marks (a zero-width space, a direction mark), quotes or case, in one Unicode
+ * form that also reads full-width letters as an IME types them (`ｚｏｅ＠example.com`) and `ë` typed
+ * as one character or as `e` and a combining mark as one, and a domain of other letters as the DNS
+ * writes it (`zoe@xn--mller-kva.de` for `zoe@müller.de`).
  */
 export function emailKey(email: string): string {
-  const text = email.normalize('NFKC').trim();
+  const text = email.replace(/\p{Cf}/gu, '').normalize('NFKC').trim();
   const address = (BRACKETED.exec(text)?.[1] ?? text.replace(/^["']+|["']+$/g, '').trim().replace(/^mailto:/i, '')).trim().toLowerCase();
   // A domain in its own letters and in the DNS's ASCII form (`müller.de`, `xn--mller-kva.de`) is one.
   const at = address.lastIndexOf('@');
@@ -27,7 +28,7 @@ export function emailKey(email: string): string {
  * field do — none of them may hide the person.
  */
 export function emailKeys(field: string): string[] {
-  const text = field.normalize('NFKC');
+  const text = field.replace(/\p{Cf}/gu, '').normalize('NFKC');
   if ((text.match(/@/g) ?? []).length < 2) return [emailKey(field)].filter((k) => k !== '');
   return [...new Set(text.split(/[,;|\s]+(?=[^@]*@)/).map(emailKey).filter((k) => k.includes('@')))];
 }

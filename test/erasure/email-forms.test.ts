@@ -24,6 +24,7 @@ async function zoeStoredFourWays(t: Parameters<typeof startTestSandbox>[0]) {
     await contact(sb, { firstName: 'Zoë', email: 'ｚｏｅ@example.com' }),
     await contact(sb, { firstName: 'Zoë', email: 'mailto:Zoe@Example.com' }),
     await contact(sb, { firstName: 'Zoë', email: '<ZOE@example.com>' }),
+    await contact(sb, { firstName: 'Zoë', email: '\u200ezoe@example.com\u200b' }), // copied with a direction mark and a zero-width space
   ].sort();
   const idn = [await contact(sb, { firstName: 'Zoë', email: 'zoe@müller.de' }), await contact(sb, { firstName: 'Zoë', email: 'Zoe@XN--MLLER-KVA.DE' })].sort();
   const bystander = await contact(sb, { firstName: 'Zoey', email: 'zoey@example.com' });
@@ -67,7 +68,7 @@ test('a bare request line copied from a mail client (`Name <address>`) is an e-m
   const real = await runCli(['contacts', 'rm', '--from', requests, '--confirm', '--purge-local', '--json'], { env });
   assert.equal(real.code, 0, real.stderr);
   const summary = JSON.parse(real.stdout);
-  assert.equal(summary.erased, 4);
+  assert.equal(summary.erased, 5);
   assert.equal(summary.notFound, 0);
   assert.deepEqual(sb.contacts().filter((c) => c.firstName === 'Zoë' && !idn.includes(c.id)), []);
   assert.ok(sb.contacts().some((c) => c.id === bystander), 'zoey@example.com is someone else');
