@@ -10,7 +10,20 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 
 test('rm --from through 30% faults (held answers past --timeout included): every contact erased and receipted once, no "found 0", bystanders kept', async (t) => {
-  const sb = await startTestSandbox(t, { rateLimit: 0, faultDelayMs: 400 });
+  // Faults start with the first DELETE: the listing before it is a one-shot read that gives up
+  // within --timeout in all (docs/cli.md), and this test's --timeout is short.
+  let faulty = false;
+  const sb = await startTestSandbox(t, {
+    rateLimit: 0,
+    faultDelayMs: 400,
+    latencyMs: 1,
+    wait: async () => {
+      if (!faulty && (sb.stats().byRoute['DELETE /contacts/{id}'] ?? 0) > 0) {
+        faulty = true;
+        sb.setFaults(0.3);
+      }
+    },
+  });
   const env = envFor(sb, t);
   const dir = tempDir(t);
   const lines: string[] = ['phone'];
@@ -24,9 +37,9 @@ test('rm --from through 30% faults (held answers past --timeout included): every
   for (let i = 0; i < 10; i++) bystanders.push((await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'By', phone: `+44 7400 1${String(10000 + i)}` } })).body.id);
   const file = join(dir, 'requests.csv');
   writeFileSync(file, `${lines.join('\n')}\n`);
-  sb.setFaults(0.3);
   const r = await runCli(['contacts', 'rm', '--from', file, '--country', 'GB', '--confirm', '--timeout', '150', '--json'], { env, timeoutMs: 120_000 });
   sb.setFaults(0);
+  assert.ok(faulty && sb.stats().faults > 0, 'the DELETEs met faults');
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
   assert.equal(s.erased, 30);
