@@ -108,7 +108,9 @@ export type PreparedPhone = { text: string; ext?: string } | { lost: true };
  */
 export function preparePhone(input: string, region: string | undefined): PreparedPhone {
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
-  let text = input.trim().replace(/^="?|"$/g, '');
+  // A number copied from a contact card or a web page carries invisible format characters (direction
+  // marks around it, a zero-width space): before a + they hide that the number is international.
+  let text = input.replace(/\p{Cf}/gu, '').trim().replace(/^="?|"$/g, '');
   const scientific = expandScientific(text);
   if (scientific !== undefined) {
     if ('lost' in scientific) return { lost: true };
