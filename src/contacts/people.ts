@@ -12,8 +12,6 @@ import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
 import { emailKey, emailKeys, emailLook } from './email.js';
 
-export { emailKey };
-
 export interface StoredContact {
   id: string;
   phone: string | undefined;
@@ -21,8 +19,6 @@ export interface StoredContact {
   e164: string | undefined;
   /** The stored phone as its digits allow, valid or not (what finding a person compares). */
   number: NumberKey | undefined;
-  /** The e-mail as compared (the first, when the field holds several). */
-  email: string | undefined;
   /** Every address the e-mail field holds, as compared. */
   emails: string[];
   /** For a person to recognise: "Ada Lovelace". Never written to a receipt. */
@@ -36,7 +32,6 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
   const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
   const read = phone ? toE164(phone, region) : undefined;
   const emails = typeof c.email === 'string' && c.email.trim() !== '' ? emailKeys(c.email) : [];
-  const email = emails[0];
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
   // Read by its digits only when asked (finding a person): an import's preview needs only e164.
   let number: NumberKey | undefined | null = null;
@@ -48,7 +43,6 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
       if (number === null) number = phone ? numberKey(phone, region) : undefined;
       return number;
     },
-    email,
     emails,
     name,
   };

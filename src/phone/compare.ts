@@ -62,16 +62,12 @@ const SAME_LINE: Record<string, (national: string) => string> = {
 const lineOf = (cc: string | undefined, national: string) => (cc !== undefined ? (SAME_LINE[cc]?.(national) ?? national) : national);
 
 /**
- * Digits of other scripts (full-width, Arabic-Indic…) and a full-width `+` as ASCII, and without
- * the invisible format characters a copied number carries (direction marks and isolates around it,
- * a zero-width space, a BOM): before a `+` they hid its country code.
+ * Digits of other scripts (full-width, Arabic-Indic…) and a full-width `+` as ASCII. The invisible
+ * format characters a copied number carries are dropped where every reading starts (preparePhone).
  */
 function asciiDigits(text: string): string {
   if (!/[^\x00-\x7f]/.test(text)) return text;
-  return text
-    .replace(/\p{Cf}/gu, '')
-    .normalize('NFKC')
-    .replace(/\p{Nd}/gu, (d) => (d >= '0' && d <= '9' ? d : parseIncompletePhoneNumber(d)));
+  return text.normalize('NFKC').replace(/\p{Nd}/gu, (d) => (d >= '0' && d <= '9' ? d : parseIncompletePhoneNumber(d)));
 }
 
 /** How many digits a text holds (of any script). */

@@ -9,7 +9,8 @@
 import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { changedWhileRead, emailKey, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { emailKey } from '../../contacts/email.js';
+import { changedWhileRead, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
 import { emailLook } from '../../contacts/email.js';
 import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
