@@ -5,8 +5,9 @@
  * `pruned-files.txt` beside the journals, so that an erasure can still find the person in them
  * (src/erasure/local-files.ts). The file is JSON lines; its name is no journal's (`*.jsonl`).
  */
-import { appendFileSync, closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { readJob } from './records.js';
 
 export const PRUNED_FILES = 'pruned-files.txt';
 
@@ -15,30 +16,12 @@ export interface PrunedJob {
   files: Record<string, unknown>;
 }
 
-/** The first line of a journal (its header), read without reading the rest. */
-function headerOf(path: string): PrunedJob | undefined {
-  const buf = Buffer.alloc(64 * 1024);
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const line = buf.subarray(0, n).toString('utf8').split('\n', 1)[0] ?? '';
-    const h = JSON.parse(line) as Partial<PrunedJob>;
-    if (typeof h.file !== 'string') return undefined;
-    return { file: h.file, files: h.files !== null && typeof h.files === 'object' ? h.files : {} };
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 /** Notes the files of the record at `path` before it is removed; a failure to note never stops the pruning. */
 export function rememberFilesOf(dir: string, path: string): void {
-  const h = headerOf(path);
-  if (h === undefined) return;
+  const job = readJob(dir, basename(path));
+  if (job === undefined) return;
   try {
-    appendFileSync(join(dir, PRUNED_FILES), `${JSON.stringify(h)}\n`, { mode: 0o600 });
+    appendFileSync(join(dir, PRUNED_FILES), `${JSON.stringify({ file: job.file, files: job.files })}\n`, { mode: 0o600 });
   } catch {
     // a folder that cannot be written: the record goes as it always did
   }

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { type JobFilesRecord, type JobHeader, type ParsedJournal, parseJournal, type RunEnd, tallyOf } from './journal.js';
+import { type JobFilesRecord, type JobHeader, type ParsedJournal, parseJournal, type RunEnd, tallyOf } from './journal-lines.js';
 import { type LockHolder, lockHolder } from './lock.js';
 
 export type JobState = 'finished' | 'interrupted' | 'running';
