@@ -76,6 +76,18 @@ export class BlindLearner implements Learner {
   /** The spans a window's quota was read from: their late answers may raise it. */
   private quotaFrom: Span[] = [];
 
+  // B10. 429s that say nothing (no Retry-After): the refusals are probed at a short interval
+  // (silentPause), a refused probe is part of the same refusals, and a window is measured from
+  // when they start and stop.
+  /** The refusals under way: when the first was sent, the span it ended and when that span began. */
+  private refusing: { since: number; span: Span | undefined; start: number | undefined; probeMs: number } | undefined;
+  /** When the span now open began: the probe admitted after refusals (or the run's first send). */
+  private silentStart: number | undefined;
+  /** What each run of refusals measured: the count admitted before it, and the length from the span's first send to the probe admitted after it (an upper bound, `slackMs` over at most). */
+  private readonly silentCounts: Array<{ count: number; windowMs: number; slackMs: number }> = [];
+  /** The window held was measured from refusals (B10): a 429 under its log lengthens it instead of ending it. */
+  private silentWindow = 0;
+
   // A cap on requests in flight.
   /** The most requests in flight any admitted request had at its send, since a cap was last cut. */
   private admittedInflightMax = 0;
@@ -125,7 +137,10 @@ export class BlindLearner implements Learner {
       this.rate = Math.min(this.ceiling, 2 * l.rate);
     } else if (l.shape === 'window' && l.quota !== undefined && l.windowMs !== undefined) {
       this.holdQuota(l.quota, l.windowMs);
-      this.anchorArmed = false;
+      // B10. One measured from refusals that say nothing counted from its first request: its log
+      // holds from this run's first (no 429 then says where it ends, and none needs to).
+      this.anchorArmed = l.silent === true;
+      if (l.silent === true) this.silentWindow = 1;
       this.rate = Math.min(this.ceiling, Math.max(l.rate, (l.quota * 1000) / l.windowMs));
     } else if (l.unconfirmed === true) {
       this.doubted = true;
@@ -161,7 +176,7 @@ export class BlindLearner implements Learner {
     // (A window grown by one and not yet through its probe is the one before.)
     const held = now - this.windowGrownAt < tune.WINDOW_PROBE_MS ? this.window - 1 : this.window;
     const cap = this.window !== Infinity ? { maxInFlight: held } : {};
-    if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap };
+    if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap, ...(this.silentWindow > 0 ? { silent: true } : {}) };
     // A bucket's size is at least what the first span, which began with it whole, admitted beyond its rate.
     const first = this.firstSpan;
     const atStart = (rate: number) => (first !== undefined && !this.seededAtStart ? first.A - (rate * first.T) / 1000 : 0);
@@ -237,6 +252,7 @@ export class BlindLearner implements Learner {
     }
     if (o.status !== 429) {
       this.admittedCount += 1;
+      if (this.refusing !== undefined && o.sentAt >= this.pausedUntil) this.refusalsStopped(o.sentAt);
       // B7. A cap that held every request sent in a quiet minute (the window full at its send) is
       // probed one wider: the next 429, if soon, takes it back.
       if (this.window !== Infinity && o.inflightAtSend >= this.window - 1 && o.at - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
@@ -270,15 +286,68 @@ export class BlindLearner implements Learner {
       return;
     }
     this.quietFrom = o.at;
-    // An echo (sent before the last pause ended) teaches nothing new.
-    if (o.sentAt >= this.pausedUntil && this.open !== undefined) {
+    // An echo (sent before the last pause ended) teaches nothing new; nor does a probe refused
+    // while the refusals that say nothing go on (B10): they are one.
+    const probeRefused = o.retryAfterMs === undefined && this.refusing !== undefined && this.open !== undefined && this.open.admitted === 0;
+    if (o.sentAt >= this.pausedUntil && this.open !== undefined && !probeRefused) {
       this.lastSpanAdmitted = this.open.admitted;
+      this.refusing = undefined;
       this.learn(o, this.open);
+      if (o.retryAfterMs === undefined) this.refusing = { since: o.sentAt, span: this.lastSpan, start: this.silentStart ?? this.firstSentAt, probeMs: 0 };
     }
+    if (probeRefused && this.refusing !== undefined) this.refusing.probeMs = wait;
     // (An echo that calls for no longer pause leaves the pause's length as it was.)
     if (o.at + wait >= this.pausedUntil) this.lastPauseMs = wait;
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     this.lastGrowthAt = undefined;
+  }
+
+  /**
+   * B10. The pause after a 429 that says nothing (no Retry-After): a probe at a short interval, an
+   * eighth of the time refused so far (50 ms to 1 s) — a bucket refills in a fraction of a second,
+   * a window ends at a moment the probes find to within an eighth of its refusals. With a window
+   * measured once, its end is waited for and then probed at the shortest interval. An echo (sent
+   * before the pause in force ended) calls for no more pause.
+   */
+  silentPause(o: Observation): number {
+    if (o.sentAt < this.pausedUntil) return 0;
+    const going = this.refusing !== undefined && this.open !== undefined && this.open.admitted === 0 ? this.refusing : undefined;
+    const since = going?.since ?? o.sentAt;
+    const step = Math.min(tune.PROBE_MAX_MS, Math.max(tune.PROBE_MIN_MS, (o.at - since) * tune.PROBE_SHARE));
+    const last = this.silentCounts[this.silentCounts.length - 1];
+    const start = going?.start ?? this.silentStart ?? this.firstSentAt;
+    if (last !== undefined && start !== undefined && this.anchor() === undefined) {
+      // (The window's end, at the earliest: the last length measured less its slack.)
+      const earliest = start + last.windowMs - last.slackMs;
+      if (o.at < earliest) return earliest - o.at;
+      return tune.PROBE_MIN_MS;
+    }
+    return step;
+  }
+
+  /** B10. A probe was admitted at `at`: the refusals stopped. What they measured of a window. */
+  private refusalsStopped(at: number): void {
+    const r = this.refusing as NonNullable<typeof this.refusing>;
+    this.refusing = undefined;
+    this.lastPauseMs = at - r.since;
+    this.silentStart = at;
+    if (r.span === undefined || r.start === undefined) return;
+    this.silentCounts.push({ count: quotaCount(r.span), windowMs: at - r.start, slackMs: Math.max(tune.PROBE_MIN_MS, r.probeMs) });
+    if (this.silentCounts.length > 4) this.silentCounts.shift();
+    const [a, b] = this.silentCounts.slice(-2);
+    if (a === undefined || b === undefined) return;
+    const least = Math.min(a.count, b.count);
+    if (least < 4 || Math.abs(a.count - b.count) > Math.max(1, tune.WINDOW_SAME * least)) return;
+    // Two runs of the same count: a window of it, as long as the shorter measured (each is its
+    // length or more, by the probe's lateness).
+    const windowMs = Math.min(a.windowMs, b.windowMs);
+    if (this.silentWindow > 0 && this.anchorQuota === least && this.anchorWindowMs <= windowMs && !this.anchorEnded) return;
+    this.burstRefuted = false;
+    this.anchorEnded = false;
+    this.anchorArmed = true;
+    this.holdQuota(least, windowMs);
+    this.silentWindow = 1;
+    this.quotaFrom = [];
   }
 
   /** A 429 that ends the span now open: what it teaches, rule by rule. */
@@ -412,6 +481,16 @@ export class BlindLearner implements Learner {
     return Math.max(1, this.lastSpanAdmitted + 1);
   }
 
+  /** B10. The window held was measured from refusals that said nothing. */
+  measuredSilently(): boolean {
+    return this.silentWindow > 0;
+  }
+
+  /** B10. Refusals that say nothing are under way: after each pause one probe goes alone. */
+  probing(): boolean {
+    return this.refusing !== undefined;
+  }
+
   /** B3, B4. Requests that may go at once when a pause ends: most of a window's quota, or what a measured bucket refilled. */
   burstAfter(): number {
     if (this.burst > 0) return this.burst;
@@ -432,6 +511,13 @@ export class BlindLearner implements Learner {
 
   /** B5. A request the log let go met a 429: the window is longer, not all ours, or none; the log ends for good. */
   anchorMissed(): void {
+    // B10. A window measured from refusals that say nothing may be a little short (its start was
+    // probed too): a few times it is lengthened by the shortest probe instead.
+    if (this.silentWindow > 0 && this.silentWindow <= tune.SILENT_LENGTHEN_MAX) {
+      this.silentWindow += 1;
+      this.anchorWindowMs += tune.PROBE_MIN_MS;
+      return;
+    }
     this.anchorEnded = true;
   }
 

@@ -113,7 +113,16 @@ export const GRID_SPANS_SMALL = 4;
 export const GRID_SPREAD = 0.05;
 /** A span's windows before its refused request's are checked back this far (their cost, at a 429). */
 export const GRID_WINDOWS_BACK = 16;
-/** A 429 without Retry-After pauses everything for a back-off (backoff.ts) from this, doubling to at most that. */
+/**
+ * B10. A 429 without Retry-After pauses everything for a probe's interval: this share of the time
+ * refused so far, within these bounds (ms); a window measured from such refusals that a 429 under
+ * its log shows short is lengthened by the least interval this many times before the log ends.
+ */
+export const PROBE_SHARE = 0.125;
+export const PROBE_MIN_MS = 50;
+export const PROBE_MAX_MS = 1_000;
+export const SILENT_LENGTHEN_MAX = 3;
+/** With headers, a 429 without Retry-After pauses everything for a back-off (backoff.ts) from this, doubling to at most that, once per burst refused. */
 export const PAUSE_BACKOFF_BASE_MS = 1_000;
 export const PAUSE_BACKOFF_CAP_MS = 30_000;
 

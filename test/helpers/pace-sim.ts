@@ -7,6 +7,7 @@
  */
 import { PaceGate, parseRateLimit, parseRetryAfter, type Limit, type Ticket } from '../../src/pace/index.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
+import { realLimiter, type RealLimiter } from './real-limiters.js';
 
 export interface SimServer {
   shape: LimiterShape;
@@ -20,6 +21,11 @@ export interface SimServer {
   headers: HeaderStyle;
   /** Answer 429 without Retry-After (a server that says nothing at all). */
   dropRetryAfter?: boolean;
+  /**
+   * One of the limiters services really run (real-limiters.ts) instead of the sandbox's: `shape`,
+   * `rate`, `burst`, `windowMs`, `maxInflight` then describe it for the ideal (idealWall).
+   */
+  real?: RealLimiter;
 }
 
 export interface SimOptions {
@@ -126,6 +132,16 @@ export class Heap {
 }
 const less = (x: { t: number; seq: number }, y: { t: number; seq: number }) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
 
+/** The server's limiter: the sandbox's own classes, or one a service really runs (real-limiters.ts). */
+export function serverLimit(server: SimServer, now: () => number): { admit(): import('../../src/sandbox/ratelimit.js').Admission } {
+  if (server.real !== undefined) {
+    const real = realLimiter(server.real);
+    return { admit: () => real.admit(now(), now()) };
+  }
+  const limit = new RateLimit({ shape: server.shape, rate: server.rate, burst: server.burst, windowMs: server.windowMs, maxInflight: server.maxInflight, headers: server.headers }, now, now);
+  return { admit: () => limit.admit('key') };
+}
+
 /** Runs one import of `rows` against `server` and measures it. */
 export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const random = seeded(opts.seed ?? 1);
@@ -138,11 +154,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   // A virtual wall clock (a Unix time, for X-RateLimit-Reset) starting at a random window phase.
   const t0 = 1_700_000_000_000 + Math.floor(random() * 60_000);
   let now = t0;
-  const limit = new RateLimit(
-    { shape: server.shape, rate: server.rate, burst: server.burst, windowMs: server.windowMs, maxInflight: server.maxInflight, headers: server.headers },
-    () => now,
-    () => now,
-  );
+  const limit = serverLimit(server, () => now);
   const gate = new PaceGate({ ceiling: opts.ceiling, random });
   if (opts.remembered) gate.seed({ ...opts.remembered, endedAt: t0 - 3_600_000 }, t0);
   const events = new Heap();
@@ -206,7 +218,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const send = (ticket: Ticket) => {
     requests += 1;
     events.push(now + wire(), () => {
-      const verdict = limit.admit('key');
+      const verdict = limit.admit();
       const serverTime = verdict.allowed ? latency : 0;
       events.push(now + serverTime, () => {
         verdict.release?.();
@@ -243,7 +255,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   if (opts.other) {
     const { fromMs, gapMs } = opts.other;
     const other = () => {
-      limit.admit('key');
+      limit.admit();
       if (done < rows) events.push(now + gapMs, other);
     };
     events.push(t0 + fromMs, other);
