@@ -98,6 +98,16 @@ export class BlindLearner implements Learner {
   // A limit remembered from an earlier run (B8).
   private seeded: Limit['shape'] | undefined;
   private seededAtStart = false;
+  /**
+   * B8. From this moment of a run that started from a remembered rate, with no 429 yet, the pace
+   * rises as fast as a first run's would (doubling each SEED_PROBE_DOUBLING_MS): a limit raised
+   * since is found as soon as starting afresh finds it; the first 429 ends it.
+   */
+  private raiseProbeFrom: number | undefined;
+  /** The pace a remembered limit started this run at, and whether the 429 now learnt from met the raise probe. */
+  private seededPace = 0;
+  private metRaiseProbe = false;
+  private seededLimit: Limit | undefined;
   private doubted = false;
   private requoted = false;
   /** When the first request went, and the answers admitted since: the rate a cap admits. */
@@ -142,6 +152,8 @@ export class BlindLearner implements Learner {
       this.anchorArmed = l.silent === true;
       if (l.silent === true) this.silentWindow = 1;
       this.rate = Math.min(this.ceiling, Math.max(l.rate, (l.quota * 1000) / l.windowMs));
+      // (A window measured from refusals that say nothing is kept by its log from the first request.)
+      if (l.silent !== true) this.raiseProbeFrom = now + tune.SEED_PROBE_AFTER_MS;
     } else if (l.unconfirmed === true) {
       this.doubted = true;
       this.rate = Math.min(this.ceiling, l.rate);
@@ -155,6 +167,9 @@ export class BlindLearner implements Learner {
       const under = (l.burst ?? 1) >= l.rate ? 1 : (l.burst ?? 1) >= 3 ? tune.SEED_UNDER : tune.SEED_UNDER_SMALL;
       this.rate = Math.min(this.ceiling, l.rate * under);
     }
+    if (l.shape !== 'window' && l.shape !== 'concurrency') this.raiseProbeFrom = now + tune.SEED_PROBE_AFTER_MS;
+    this.seededPace = this.rate;
+    this.seededLimit = l;
   }
 
   /** What may go at once when a seeded run starts: a window's quota, what a bucket has refilled since `endedAt`. */
@@ -226,6 +241,7 @@ export class BlindLearner implements Learner {
     const dt = Math.min(now - last, 1000);
     if (dt <= 0) return;
     if (this.slowStart) this.rate *= 2 ** (dt / tune.DOUBLING_MS);
+    else if (this.raiseProbeFrom !== undefined && now >= this.raiseProbeFrom) this.rate *= 2 ** (Math.min(dt, now - this.raiseProbeFrom) / tune.SEED_PROBE_DOUBLING_MS);
     else if (this.rate < this.regrowTo) this.rate = Math.min(this.regrowTo, this.rate * 2 ** (dt / 1000));
     else {
       const quiet = Math.min(tune.QUIET_MAX, 2 ** (Math.max(0, now - this.quietFrom - tune.QUIET_AFTER_MS) / tune.QUIET_DOUBLING_MS));
@@ -286,6 +302,8 @@ export class BlindLearner implements Learner {
       return;
     }
     this.quietFrom = o.at;
+    this.metRaiseProbe = this.raiseProbeFrom !== undefined && o.sentAt >= this.raiseProbeFrom;
+    this.raiseProbeFrom = undefined;
     // An echo (sent before the last pause ended) teaches nothing new; nor does a probe refused
     // while the refusals that say nothing go on (B10): they are one.
     const probeRefused = o.retryAfterMs === undefined && this.refusing !== undefined && this.open !== undefined && this.open.admitted === 0;
@@ -316,7 +334,10 @@ export class BlindLearner implements Learner {
     const step = Math.min(tune.PROBE_MAX_MS, Math.max(tune.PROBE_MIN_MS, (o.at - since) * tune.PROBE_SHARE));
     const last = this.silentCounts[this.silentCounts.length - 1];
     const start = going?.start ?? this.silentStart ?? this.firstSentAt;
-    if (last !== undefined && start !== undefined && this.anchor() === undefined) {
+    // (Only while the count before these refusals is the last one's again: a window's quota.)
+    const count = going?.span !== undefined ? quotaCount(going.span) : (this.open?.admitted ?? 0);
+    const again = last !== undefined && count >= 4 && Math.abs(count - last.count) <= Math.max(1, tune.WINDOW_SAME * last.count);
+    if (last !== undefined && again && start !== undefined && this.anchor() === undefined) {
       // (The window's end, at the earliest: the last length measured less its slack.)
       const earliest = start + last.windowMs - last.slackMs;
       if (o.at < earliest) return earliest - o.at;
@@ -363,6 +384,7 @@ export class BlindLearner implements Learner {
     this.lastSpanStart = open.start;
     this.learnt = true;
     if (span.pauseMs === Infinity) this.firstSpan ??= span;
+    if (this.metRaiseProbe && this.judgeRaise(span)) return;
     if (this.seeded !== undefined && this.judgeSeed(span)) return;
 
     // B6. A 429 soon after the window grew by one, with the window full: the probe found the cap
@@ -441,6 +463,69 @@ export class BlindLearner implements Learner {
       } else this.forgetLimit();
     }
     return false;
+  }
+
+  /**
+   * B8. The 429 that ended the raise probe. The remembered limit is replayed over the run so far,
+   * full at the run's start (a window as a bucket of its quota over its length): taken a little
+   * larger (its rate 5 % over, its size — the least a first run can read — twice and two more),
+   * would it have admitted every request the
+   * server did? If not, the limit was raised: it is learnt afresh, from between the remembered pace
+   * and the one that met the 429 (their geometric middle, at least half the latter). Taken a little smaller (5 % under, one less), would it
+   * still have admitted the refused one? Then it was lowered: the 429 is judged as any first one
+   * after a remembered limit (judgeSeed; false). Otherwise it is as it was: the run goes on at its
+   * pace, and the next 429, if soon, drops it as a second short span would.
+   */
+  private judgeRaise(span: Span): boolean {
+    this.metRaiseProbe = false;
+    const was = this.seededLimit as Limit;
+    const rate = was.shape === 'window' && was.quota !== undefined && was.windowMs !== undefined ? (was.quota * 1000) / was.windowMs : was.rate;
+    const size = was.shape === 'window' ? (was.quota ?? 1) : (was.burst ?? 1);
+    const sends = sorted(span.admits.map((a) => a.sentAt));
+    const replay = (k: number, extra: number, until: number): number => {
+      const b = size * tune.RAISED_SIZE_SHARE + extra;
+      let tokens = b;
+      let at = this.firstSentAt ?? until;
+      let least = Infinity;
+      for (const t of [...sends.filter((x) => x < until), until]) {
+        tokens = Math.min(b, tokens + ((t - at) * rate * k) / 1000);
+        at = t;
+        least = Math.min(least, tokens);
+        tokens -= 1;
+      }
+      return least;
+    };
+    // (A bucket of one or two hides no ramp: refused as soon as the pace passes its rate, half the
+    // pace that met the 429 well over the remembered one is a raise the replay is too short to see.)
+    const raised = replay(tune.RAISED_RATE, tune.RAISED_SIZE, span.refusedAt + 1) < 0 || (size <= 2 && this.rate * tune.FIRST_SHARE > this.seededPace * tune.RAISED_BY);
+    if (raised) {
+      // (Between the remembered pace, which the server outran, and the one that met the 429: their
+      // geometric middle, no lower than a slow start's half.)
+      this.seeded = undefined;
+      this.forgetLimit();
+      this.tooFast = this.rate;
+      this.rate = Math.max(tune.MIN_RATE, Math.min(this.ceiling, Math.max(this.rate * tune.FIRST_SHARE, Math.sqrt(this.seededPace * this.rate))));
+      return true;
+    }
+    // The refused request, replayed under the limit a little smaller: a token still in hand.
+    const lowered = (() => {
+      const b = size / tune.RAISED_RATE - 1;
+      let tokens = b;
+      let at = this.firstSentAt ?? span.refusedAt;
+      for (const t of [...sends.filter((x) => x < span.refusedAt), span.refusedAt]) {
+        tokens = Math.min(b, tokens + ((t - at) * rate) / tune.RAISED_RATE / 1000);
+        at = t;
+        if (t === span.refusedAt) return tokens >= 0;
+        tokens -= 1;
+      }
+      return false;
+    })();
+    this.rate = this.seededPace;
+    if (lowered) return false;
+    // (Confirmed so far; the next 429 at this pace, if soon, drops it — judgeSeed.)
+    this.doubted = true;
+    this.tooFast = Math.min(this.tooFast, this.seededPace / tune.UNDER_TOO_FAST + 1e-9);
+    return true;
   }
 
   /** What was known of the limit is dropped, to be learnt afresh. */

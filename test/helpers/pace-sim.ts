@@ -70,6 +70,8 @@ export interface SimResult {
   /** When each 429 came, in ms from the start, and the pace the gate held just after it (requests per second). */
   at429: number[];
   paceAfter429: number[];
+  /** After each 429, how long the gate then held every start (ms; 0: an echo of a pause in force). */
+  pauseAfter429: number[];
   /** When the rows admitted over the last 5 s first reached 95 % of the limit (ms from the start). */
   reached95: number | undefined;
 }
@@ -185,6 +187,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let reached95: number | undefined;
   const at429: number[] = [];
   const paceAfter429: number[] = [];
+  const pauseAfter429: number[] = [];
   let end = Number.NaN;
 
   const dispatch = () => {
@@ -237,6 +240,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
       if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pace.toFixed(1)} window=${gate.window} burst=${gate.burstAfter()} anchor=${JSON.stringify(gate.anchor())} resume+${(gate.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       at429.push(now - t0);
+      pauseAfter429.push(Math.max(0, gate.resumeAt - now));
       paceAfter429.push(gate.pace);
       left += 1;
     } else {
@@ -280,7 +284,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const wireMs = opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined;
   const from = doneAt20 < 0 ? -1 : quota > 0 ? Math.ceil((doneAt20 - 1) / quota) * quota + 1 : doneAt20;
   const after20 = from < 0 || rows - from < 3 * quota ? Number.NaN : (idealMs - idealWall(server, from, concurrency, t0, wireMs)) / (end - t0 - (doneTimes[from - 1] as number));
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, paceAfter429, reached95 };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, paceAfter429, pauseAfter429, reached95 };
 }
 
 /**
