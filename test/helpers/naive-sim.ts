@@ -82,12 +82,7 @@ export function simulateNaive(server: SimServer, opts: { seed?: number; seconds?
     }
   };
   pump();
-  let guard = 0;
-  while (events.size > 0 && done < rows && guard++ < 50_000_000) {
-    const e = events.pop();
-    now = e.t;
-    e.fn();
-  }
+  events.run(() => done >= rows, (t) => (now = t));
   const wallMs = end - t0;
   return { rows, wallMs, share: idealWall(server, rows, opts.concurrency ?? 4, t0) / wallMs, requests, throttled };
 }

@@ -111,6 +111,14 @@ export class Heap {
       i = p;
     }
   }
+  /** Runs the events in order, each at its time (`at` sets the clock), until `done` or none is left (bounded). */
+  run(done: () => boolean, at: (t: number) => void): void {
+    for (let guard = 0; this.size > 0 && !done() && guard < 50_000_000; guard++) {
+      const e = this.pop();
+      at(e.t);
+      e.fn();
+    }
+  }
   pop(): { t: number; fn: () => void } {
     const a = this.items;
     const top = a[0]!;
@@ -265,12 +273,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
     events.push(t0 + fromMs, other);
   }
   dispatch();
-  let guard = 0;
-  while (events.size > 0 && done < rows && guard++ < 50_000_000) {
-    const e = events.pop();
-    now = e.t;
-    e.fn();
-  }
+  events.run(() => done >= rows, (t) => (now = t));
   const wallMs = end - t0;
   // Over a wire, each request holds its place in flight for a round trip: 8 in flight 60 ms away
   // send at most 8 in 120 ms, whatever the limit.
