@@ -5,7 +5,7 @@
 // Per limiter, each against a fresh backend and limiter: a naive client told the rate
 // (bench/naive.mjs, the reference, same run), then callctl's first and second imports with one
 // config folder (the memory), and what callctl remembers (`callctl limit --json`) beside the
-// configured limit. Every row must be stored exactly once. About 12 minutes at 30 s a cell
+// configured limit. Every row must be stored exactly once. About 15 minutes at 30 s a cell
 // (`--limiters-seconds=S`; `--limiters=<text>`: only the limiters whose name holds it).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -142,7 +142,8 @@ export async function limitersSection({ say, callctl, run, leads, work, args }) 
   for (const [name, s] of REAL_LIMITERS.filter(([n]) => only === undefined || n.includes(only))) {
     const R = s.shape === 'concurrency' ? (s.maxInflight * 1000) / s.latencyMs : s.rate;
     const quota = s.windowMs ? Math.round((s.rate * s.windowMs) / 1000) : 0;
-    const N = Math.max(Math.round(seconds * R), 3 * quota);
+    // (Four quotas of a window at least: a first run reads a window from the two pauses between.)
+    const N = Math.max(Math.round(seconds * R), 4 * quota);
     // Whole again between runs: a window's length, a bucket's size at its rate; two seconds at least.
     const rest = Math.max(2000, (s.windowMs ?? 0) + 500, ((s.burst ?? 0) / Math.max(1, R)) * 1000 + 500);
     const sb = await startSandbox({ port: 0, rateLimit: 0, latencyMs: s.latencyMs ?? 0 });
