@@ -45,7 +45,7 @@ async function answering(port) {
 }
 
 /** Starts the limiter `real` in front of `backend` (an origin); returns its origin and a stop. */
-async function startFront(real, backend, work) {
+export async function startFront(real, backend, work) {
   if (real.kind === 'nginx-req' || real.kind === 'nginx-conn') {
     const prefix = mkdtempSync(join(work, 'nginx-'));
     const tmp = join(prefix, 'tmp');

@@ -341,7 +341,7 @@ export class BlindLearner implements Learner {
       // (The window's end, at the earliest: the last length measured less its slack.)
       const earliest = start + last.windowMs - last.slackMs;
       if (o.at < earliest) return earliest - o.at;
-      return tune.PROBE_MIN_MS;
+      return tune.PROBE_FINE_MS;
     }
     return step;
   }
@@ -353,15 +353,16 @@ export class BlindLearner implements Learner {
     this.lastPauseMs = at - r.since;
     this.silentStart = at;
     if (r.span === undefined || r.start === undefined) return;
-    this.silentCounts.push({ count: quotaCount(r.span), windowMs: at - r.start, slackMs: Math.max(tune.PROBE_MIN_MS, r.probeMs) });
+    this.silentCounts.push({ count: quotaCount(r.span), windowMs: at - r.start, slackMs: Math.max(tune.PROBE_FINE_MS, r.probeMs) });
     if (this.silentCounts.length > 4) this.silentCounts.shift();
     const [a, b] = this.silentCounts.slice(-2);
     if (a === undefined || b === undefined) return;
     const least = Math.min(a.count, b.count);
-    if (least < 4 || Math.abs(a.count - b.count) > Math.max(1, tune.WINDOW_SAME * least)) return;
-    // Two runs of the same count: a window of it, as long as the shorter measured (each is its
-    // length or more, by the probe's lateness).
-    const windowMs = Math.min(a.windowMs, b.windowMs);
+    const same = (x: { count: number }) => Math.abs(x.count - least) <= Math.max(1, tune.WINDOW_SAME * least);
+    if (least < 4 || !same(a) || !same(b)) return;
+    // Runs of the same count: a window of it, as long as the shortest measured (each is its length
+    // or more, by the probe's lateness).
+    const windowMs = Math.min(...this.silentCounts.filter(same).map((x) => x.windowMs));
     if (this.silentWindow > 0 && this.anchorQuota === least && this.anchorWindowMs <= windowMs && !this.anchorEnded) return;
     this.burstRefuted = false;
     this.anchorEnded = false;

@@ -133,6 +133,8 @@ export const GRID_WINDOWS_BACK = 16;
 export const PROBE_SHARE = 0.125;
 export const PROBE_MIN_MS = 100;
 export const PROBE_MAX_MS = 1_000;
+/** …and once a window's earliest end is known, it is probed this often from then (ms). */
+export const PROBE_FINE_MS = 20;
 export const SILENT_LENGTHEN_MAX = 3;
 /** With headers, a 429 without Retry-After pauses everything for a back-off (backoff.ts) from this, doubling to at most that, once per burst refused. */
 export const PAUSE_BACKOFF_BASE_MS = 1_000;
