@@ -3,6 +3,7 @@
 //   node --import tsx bench/pace-sim.ts            first run, second run, long import
 //   node --import tsx bench/pace-sim.ts --shared   also three processes on one budget
 //   --only=first|second|long|changed|shared        one table
+//   --only=limiters                                the limiters services run, beside a naive client told the rate
 import { limitRate, simulate, type SimResult, type SimServer } from '../test/helpers/pace-sim.js';
 
 export const shapes: Array<[string, Omit<SimServer, 'headers'>]> = [
@@ -79,6 +80,25 @@ if (main && only === 'changed') {
     },
     'reached',
   );
+}
+
+// `--only=limiters`: nginx, express-rate-limit and rate-limiter-flexible as their sources behave
+// (test/helpers/real-limiters.ts), 40-s imports, worst of 3 seeds; the naive client told the rate
+// (test/helpers/naive-sim.ts) in the same simulation. Over real HTTP: `npm run bench -- --only=limiters`.
+if (main && only === 'limiters') {
+  const { REAL_LIMITERS } = await import('../test/helpers/real-limiters.js');
+  const { simulateNaive } = await import('../test/helpers/naive-sim.js');
+  const cell = (rs: Array<{ share: number; throttled: number }>) => `${pct(Math.min(...rs.map((r) => r.share)))} % (${Math.min(...rs.map((r) => r.throttled))}–${Math.max(...rs.map((r) => r.throttled))})`;
+  const shown = (l: SimResult['snapshot']) =>
+    l === undefined ? '—' : l.shape === 'window' ? `window ${l.quota} / ${((l.windowMs ?? 0) / 1000).toFixed(3)} s` : l.shape === 'concurrency' ? `cap of ${l.maxInFlight}` : `${l.shape} ${l.rate.toFixed(1)}/s`;
+  console.log('\nThe limiters services run: 40-s imports, worst of 3 seeds (share (429s, least–most))\n');
+  console.log('| limiter (configuration) | naive, told the rate | callctl first run | second run | learnt |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, s] of REAL_LIMITERS) {
+    const firsts = seeds.map((seed) => simulate(s, { seed, seconds: 40 }));
+    const seconds = firsts.map((f, i) => simulate(s, { seed: (seeds[i] as number) + 100, seconds: 40, remembered: f.snapshot }));
+    console.log(`| ${name} | ${cell(seeds.map((seed) => simulateNaive(s, { seed, seconds: 40 })))} | ${cell(firsts)} | ${cell(seconds)} | ${[...new Set(firsts.map((f) => shown(f.snapshot)))].join(', ')} |`);
+  }
 }
 
 /** 429s met until the pace after one was under `limit` (requests refused together count once; a window's: its quota per length). */

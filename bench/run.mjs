@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: the figures of BENCHMARKS.md, each a ratio taken within one run against servers
 // on loopback that this script starts and stops. `--smoke` runs a tiny version (for CI);
-// `--only=pace,dryrun,...` picks sections. Results go to stdout as Markdown and to bench/results/.
+// `--only=pace,dryrun,...` picks sections (`limiters`, the real nginx, express-rate-limit and
+// rate-limiter-flexible, only when named). Results go to stdout as Markdown and to bench/results/.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -51,10 +52,11 @@ function run(cmd, argv, { env = {}, rss = false, cwd = work, timeoutMs = 0 } = {
 }
 const callctl = (argv, opts) => run(process.execPath, [join(root, 'bin/callctl.js'), ...argv], opts);
 
-function leads(n, name) {
+/** `n` leads, their phones from +447400<offset> on. */
+function leads(n, name, offset = 0) {
   const path = join(work, name);
   const rows = ['First Name,Last Name,Phone,Email'];
-  for (let i = 0; i < n; i++) rows.push(`Lead${i},Bench,+447400${String(i).padStart(6, '0')},lead${i}@example.com`);
+  for (let i = offset; i < offset + n; i++) rows.push(`Lead${i},Bench,+447400${String(i).padStart(6, '0')},lead${i}@example.com`);
   writeFileSync(path, `${rows.join('\n')}\n`);
   return path;
 }
@@ -204,6 +206,9 @@ try {
       say(`| ${name} | ${cells.join(' | ')} |`);
     }
   }
+
+  // Not in the default sections (nginx and ~12 minutes): `--only=limiters` (bench/limiters.mjs).
+  if (only.includes('limiters')) await (await import('./limiters.mjs')).limitersSection({ say, callctl, run, leads, work, args });
 
   if (only.includes('unthrottled')) {
     const N = smoke ? 300 : 5000;

@@ -4,7 +4,7 @@
  * mtime, content hash), the options it ran with (never the key), base URL, key fingerprint and
  * the files it writes; each run (a --resume) adds a header line of its own. Then one line per
  * finished row, appended as each row finishes (a write() per row, so a kill -9 loses nothing the
- * OS has; fsync'd in batches against power loss); what a row's answer said when a plan keeps it
+ * OS has; fsync'd in batches against power loss, on libuv's pool: a slow disk never holds a send); what a row's answer said when a plan keeps it
  * (`d`: the contact id, for an undo) and what a plan knew before sending (`i`, first one kept);
  * the timeline (`tl`, see src/bulk/timeline.ts); and at each close an `end` line with the counts.
  * It is named by the file's content hash and every option that changes what is sent, so
@@ -13,7 +13,7 @@
  * key is never written here: every line passes the logger's masking.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
 import type { BucketRow } from './timeline.js';
@@ -92,6 +92,9 @@ export class Journal {
   private fd: number | undefined;
   private dirty = false;
   private lastSync = 0;
+  /** An fsync on libuv's pool not yet done; the fd is closed only after it (closeAfterSync). */
+  private syncing = false;
+  private closeAfterSync: number | undefined;
   private readonly tally: Record<string, number>;
   private closeHook: CloseHook | undefined;
   private readonly openedAt: number;
@@ -222,10 +225,22 @@ export class Journal {
     if (now - this.lastSync >= FSYNC_EVERY_MS) this.sync(now);
   }
 
+  /**
+   * Every FSYNC_EVERY_MS, an fsync on libuv's pool (fs.fsync): the main thread goes on sending
+   * while the disk is slow — a line is written (write()) before its row counts as done, which is
+   * what a kill -9 needs; the fsync is against power loss. One at a time; what was written during
+   * it goes with the next.
+   */
   private sync(now = performance.now()): void {
-    if (this.fd !== undefined && this.dirty) fsyncSync(this.fd);
-    this.dirty = false;
     this.lastSync = now;
+    if (this.fd === undefined || !this.dirty || this.syncing) return;
+    this.dirty = false;
+    this.syncing = true;
+    fsync(this.fd, () => {
+      this.syncing = false;
+      if (this.closeAfterSync !== undefined) closeSync(this.closeAfterSync);
+      this.closeAfterSync = undefined;
+    });
   }
 
   /**
@@ -251,8 +266,11 @@ export class Journal {
       ...(finished ? {} : { interrupted: true }),
     };
     this.append(finished ? { done: true, end } : { end });
-    this.sync();
-    closeSync(this.fd);
+    // The last lines are on the disk before the job ends (a close waits for nothing else to send).
+    fsyncSync(this.fd);
+    // (An fsync still on the pool has the fd: it is closed once that is done.)
+    if (this.syncing) this.closeAfterSync = this.fd;
+    else closeSync(this.fd);
     this.fd = undefined;
     try {
       // Kept for the record under a name that is never resumed.

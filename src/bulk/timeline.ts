@@ -6,7 +6,7 @@
  * width, the next buckets are twice as wide (1 s, then 2 s, 4 s…), so a day is a few thousand
  * buckets. `resample` turns the buckets of every run of a job into the columns of a chart.
  */
-import type { AnswerSeen } from '../http/answer.js';
+import type { AnswerSeen, PauseSeen } from '../http/answer.js';
 
 /** A bucket as the journal keeps it: [t, width, admitted, 429s, paused ms, pace?] (t and width in seconds). */
 export type BucketRow = number[];
@@ -27,8 +27,6 @@ export interface Bucket {
 
 /** Buckets of one width before the width doubles. */
 export const CAP = 900;
-/** A 429 without Retry-After pauses the limiter for a back-off of its own; shown as one second. */
-const PAUSE_UNKNOWN_MS = 1000;
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
@@ -45,16 +43,24 @@ export class TimelineRecorder {
     this.start = o.runStart;
   }
 
-  /** One answer (or failed attempt) seen by the client. */
-  seen(a: AnswerSeen): void {
+  /**
+   * One answer (or failed attempt) seen by the client, or a pause of the limiter: a 429's
+   * Retry-After, and every pause the limiter made (without one: its probe's interval, or its
+   * back-off), are time paused.
+   */
+  seen(a: AnswerSeen | PauseSeen): void {
     this.advance(a.at);
+    if ('pauseMs' in a) return this.pause(a.at, a.at + a.pauseMs);
     if (a.status === 429) {
       this.throttled += 1;
-      const end = a.at + (a.retryAfterMs ?? PAUSE_UNKNOWN_MS);
-      const last = this.pauses.at(-1);
-      if (last && a.at <= last[1]) last[1] = Math.max(last[1], end);
-      else this.pauses.push([a.at, end]);
+      if (a.retryAfterMs !== undefined) this.pause(a.at, a.at + a.retryAfterMs);
     } else if (a.status !== undefined) this.admitted += 1;
+  }
+
+  private pause(from: number, to: number): void {
+    const last = this.pauses.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else this.pauses.push([from, to]);
   }
 
   /** The buckets ended by `now` (with `final`, the one under way too), each given out once. */
@@ -155,7 +161,7 @@ interface TimelineSink {
   onClose(hook: () => { timeline: BucketRow[]; limit: number | undefined }): void;
 }
 export interface AnswerSource {
-  observe(fn: (a: AnswerSeen) => void): () => void;
+  observe(fn: (a: AnswerSeen | PauseSeen) => void): () => void;
   stats(): { pace: number };
 }
 

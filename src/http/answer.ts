@@ -23,6 +23,12 @@ export interface AnswerSeen {
   retryAfterMs?: number | undefined;
 }
 
+/** The limiter paused every request for `pauseMs` from `at` (after a 429: its Retry-After, or a probe's interval without one). */
+export interface PauseSeen {
+  at: number;
+  pauseMs: number;
+}
+
 /** A body as read: parsed JSON, or the text when it is not JSON; `json` says which. */
 export interface ReadBody {
   body: unknown;

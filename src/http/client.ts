@@ -19,7 +19,7 @@ import { ApiError, InterruptedError } from '../errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../output/log.js';
 import { createPace, openMemory, parseRateLimit, parseRetryAfter, type HeaderBag, type Memory, type Pace, type PaceStats, type SharedBudget } from '../pace/index.js';
-import type { AnswerSeen } from './answer.js';
+import type { AnswerSeen, PauseSeen } from './answer.js';
 import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { OUTAGE_PATIENCE_MS, OutageWatch, type OutageView } from './outage.js';
@@ -99,8 +99,8 @@ export class ApiClient {
   private readonly pauses: PauseWatch;
   /** Whether the server has answered once: a refusal after that is an outage, before it a wrong port. */
   private answered = false;
-  /** Told of every attempt's answer, 429s included, and of every failed attempt (a job's timeline). */
-  private readonly observers = new Set<(a: AnswerSeen) => void>();
+  /** Told of every attempt's answer, 429s included, of every failed attempt, and of every pause (a job's timeline). */
+  private readonly observers = new Set<(a: AnswerSeen | PauseSeen) => void>();
   private lastNotice = { line: '', at: 0 };
   /** A bulk job: patient retries, told by its progress line rather than a line per retry. */
   private bulk = false;
@@ -118,7 +118,10 @@ export class ApiClient {
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => this.pauses.paused(ms),
+      onPause: (ms) => {
+        this.pauses.paused(ms);
+        this.tell({ at: opts.now(), pauseMs: ms });
+      },
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
       onSharedLead: () => opts.log.debug('· this process leads the shared rate limit on Redis'),
@@ -304,12 +307,12 @@ export class ApiClient {
   }
 
   /** Tells `fn` the status and time of every attempt's answer (or failure); returns the way to stop. */
-  observe(fn: (a: AnswerSeen) => void): () => void {
+  observe(fn: (a: AnswerSeen | PauseSeen) => void): () => void {
     this.observers.add(fn);
     return () => this.observers.delete(fn);
   }
 
-  private tell(a: AnswerSeen): void {
+  private tell(a: AnswerSeen | PauseSeen): void {
     for (const fn of this.observers) fn(a);
   }
 

@@ -76,6 +76,18 @@ export class BlindLearner implements Learner {
   /** The spans a window's quota was read from: their late answers may raise it. */
   private quotaFrom: Span[] = [];
 
+  // B10. 429s that say nothing (no Retry-After): the refusals are probed at a short interval
+  // (silentPause), a refused probe is part of the same refusals, and a window is measured from
+  // when they start and stop.
+  /** The refusals under way: when the first was sent, the span it ended and when that span began. */
+  private refusing: { since: number; span: Span | undefined; start: number | undefined; probeMs: number } | undefined;
+  /** When the span now open began: the probe admitted after refusals (or the run's first send). */
+  private silentStart: number | undefined;
+  /** What each run of refusals measured: the count admitted before it, and the length from the span's first send to the probe admitted after it (an upper bound, `slackMs` over at most). */
+  private readonly silentCounts: Array<{ count: number; windowMs: number; slackMs: number }> = [];
+  /** The window held was measured from refusals (B10): a 429 under its log lengthens it instead of ending it. */
+  private silentWindow = 0;
+
   // A cap on requests in flight.
   /** The most requests in flight any admitted request had at its send, since a cap was last cut. */
   private admittedInflightMax = 0;
@@ -86,6 +98,16 @@ export class BlindLearner implements Learner {
   // A limit remembered from an earlier run (B8).
   private seeded: Limit['shape'] | undefined;
   private seededAtStart = false;
+  /**
+   * B8. From this moment of a run that started from a remembered rate, with no 429 yet, the pace
+   * rises as fast as a first run's would (doubling each SEED_PROBE_DOUBLING_MS): a limit raised
+   * since is found as soon as starting afresh finds it; the first 429 ends it.
+   */
+  private raiseProbeFrom: number | undefined;
+  /** The pace a remembered limit started this run at, and whether the 429 now learnt from met the raise probe. */
+  private seededPace = 0;
+  private metRaiseProbe = false;
+  private seededLimit: Limit | undefined;
   private doubted = false;
   private requoted = false;
   /** When the first request went, and the answers admitted since: the rate a cap admits. */
@@ -125,8 +147,13 @@ export class BlindLearner implements Learner {
       this.rate = Math.min(this.ceiling, 2 * l.rate);
     } else if (l.shape === 'window' && l.quota !== undefined && l.windowMs !== undefined) {
       this.holdQuota(l.quota, l.windowMs);
-      this.anchorArmed = false;
+      // B10. One measured from refusals that say nothing counted from its first request: its log
+      // holds from this run's first (no 429 then says where it ends, and none needs to).
+      this.anchorArmed = l.silent === true;
+      if (l.silent === true) this.silentWindow = 1;
       this.rate = Math.min(this.ceiling, Math.max(l.rate, (l.quota * 1000) / l.windowMs));
+      // (A window measured from refusals that say nothing is kept by its log from the first request.)
+      if (l.silent !== true) this.raiseProbeFrom = now + tune.SEED_PROBE_AFTER_MS;
     } else if (l.unconfirmed === true) {
       this.doubted = true;
       this.rate = Math.min(this.ceiling, l.rate);
@@ -140,6 +167,9 @@ export class BlindLearner implements Learner {
       const under = (l.burst ?? 1) >= l.rate ? 1 : (l.burst ?? 1) >= 3 ? tune.SEED_UNDER : tune.SEED_UNDER_SMALL;
       this.rate = Math.min(this.ceiling, l.rate * under);
     }
+    if (l.shape !== 'window' && l.shape !== 'concurrency') this.raiseProbeFrom = now + tune.SEED_PROBE_AFTER_MS;
+    this.seededPace = this.rate;
+    this.seededLimit = l;
   }
 
   /** What may go at once when a seeded run starts: a window's quota, what a bucket has refilled since `endedAt`. */
@@ -161,7 +191,7 @@ export class BlindLearner implements Learner {
     // (A window grown by one and not yet through its probe is the one before.)
     const held = now - this.windowGrownAt < tune.WINDOW_PROBE_MS ? this.window - 1 : this.window;
     const cap = this.window !== Infinity ? { maxInFlight: held } : {};
-    if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap };
+    if (this.anchorQuota > 0 && this.burst > 0 && !this.anchorEnded) return { shape: 'window', quota: this.anchorQuota, windowMs: this.anchorWindowMs, rate: (this.anchorQuota * 1000) / this.anchorWindowMs, ...cap, ...(this.silentWindow > 0 ? { silent: true } : {}) };
     // A bucket's size is at least what the first span, which began with it whole, admitted beyond its rate.
     const first = this.firstSpan;
     const atStart = (rate: number) => (first !== undefined && !this.seededAtStart ? first.A - (rate * first.T) / 1000 : 0);
@@ -211,6 +241,7 @@ export class BlindLearner implements Learner {
     const dt = Math.min(now - last, 1000);
     if (dt <= 0) return;
     if (this.slowStart) this.rate *= 2 ** (dt / tune.DOUBLING_MS);
+    else if (this.raiseProbeFrom !== undefined && now >= this.raiseProbeFrom) this.rate *= 2 ** (Math.min(dt, now - this.raiseProbeFrom) / tune.SEED_PROBE_DOUBLING_MS);
     else if (this.rate < this.regrowTo) this.rate = Math.min(this.regrowTo, this.rate * 2 ** (dt / 1000));
     else {
       const quiet = Math.min(tune.QUIET_MAX, 2 ** (Math.max(0, now - this.quietFrom - tune.QUIET_AFTER_MS) / tune.QUIET_DOUBLING_MS));
@@ -237,6 +268,7 @@ export class BlindLearner implements Learner {
     }
     if (o.status !== 429) {
       this.admittedCount += 1;
+      if (this.refusing !== undefined && o.sentAt >= this.pausedUntil) this.refusalsStopped(o.sentAt);
       // B7. A cap that held every request sent in a quiet minute (the window full at its send) is
       // probed one wider: the next 429, if soon, takes it back.
       if (this.window !== Infinity && o.inflightAtSend >= this.window - 1 && o.at - Math.max(this.lastWindowCutAt, this.pausedUntil) > tune.WINDOW_GROW_MS) {
@@ -270,15 +302,74 @@ export class BlindLearner implements Learner {
       return;
     }
     this.quietFrom = o.at;
-    // An echo (sent before the last pause ended) teaches nothing new.
-    if (o.sentAt >= this.pausedUntil && this.open !== undefined) {
+    this.metRaiseProbe = this.raiseProbeFrom !== undefined && o.sentAt >= this.raiseProbeFrom;
+    this.raiseProbeFrom = undefined;
+    // An echo (sent before the last pause ended) teaches nothing new; nor does a probe refused
+    // while the refusals that say nothing go on (B10): they are one.
+    const probeRefused = o.retryAfterMs === undefined && this.refusing !== undefined && this.open !== undefined && this.open.admitted === 0;
+    if (o.sentAt >= this.pausedUntil && this.open !== undefined && !probeRefused) {
       this.lastSpanAdmitted = this.open.admitted;
+      this.refusing = undefined;
       this.learn(o, this.open);
+      if (o.retryAfterMs === undefined) this.refusing = { since: o.sentAt, span: this.lastSpan, start: this.silentStart ?? this.firstSentAt, probeMs: 0 };
     }
+    if (probeRefused && this.refusing !== undefined) this.refusing.probeMs = wait;
     // (An echo that calls for no longer pause leaves the pause's length as it was.)
     if (o.at + wait >= this.pausedUntil) this.lastPauseMs = wait;
     this.pausedUntil = Math.max(this.pausedUntil, o.at + wait);
     this.lastGrowthAt = undefined;
+  }
+
+  /**
+   * B10. The pause after a 429 that says nothing (no Retry-After): a probe at a short interval, an
+   * eighth of the time refused so far (50 ms to 1 s) — a bucket refills in a fraction of a second,
+   * a window ends at a moment the probes find to within an eighth of its refusals. With a window
+   * measured once, its end is waited for and then probed at the shortest interval. An echo (sent
+   * before the pause in force ended) calls for no more pause.
+   */
+  silentPause(o: Observation): number {
+    if (o.sentAt < this.pausedUntil) return 0;
+    const going = this.refusing !== undefined && this.open !== undefined && this.open.admitted === 0 ? this.refusing : undefined;
+    const since = going?.since ?? o.sentAt;
+    const step = Math.min(tune.PROBE_MAX_MS, Math.max(tune.PROBE_MIN_MS, (o.at - since) * tune.PROBE_SHARE));
+    const last = this.silentCounts[this.silentCounts.length - 1];
+    const start = going?.start ?? this.silentStart ?? this.firstSentAt;
+    // (Only while the count before these refusals is the last one's again: a window's quota.)
+    const count = going?.span !== undefined ? quotaCount(going.span) : (this.open?.admitted ?? 0);
+    const again = last !== undefined && count >= 4 && Math.abs(count - last.count) <= Math.max(1, tune.WINDOW_SAME * last.count);
+    if (last !== undefined && again && start !== undefined && this.anchor() === undefined) {
+      // (The window's end, at the earliest: the last length measured less its slack.)
+      const earliest = start + last.windowMs - last.slackMs;
+      if (o.at < earliest) return earliest - o.at;
+      return tune.PROBE_FINE_MS;
+    }
+    return step;
+  }
+
+  /** B10. A probe was admitted at `at`: the refusals stopped. What they measured of a window. */
+  private refusalsStopped(at: number): void {
+    const r = this.refusing as NonNullable<typeof this.refusing>;
+    this.refusing = undefined;
+    this.lastPauseMs = at - r.since;
+    this.silentStart = at;
+    if (r.span === undefined || r.start === undefined) return;
+    this.silentCounts.push({ count: quotaCount(r.span), windowMs: at - r.start, slackMs: Math.max(tune.PROBE_FINE_MS, r.probeMs) });
+    if (this.silentCounts.length > 4) this.silentCounts.shift();
+    const [a, b] = this.silentCounts.slice(-2);
+    if (a === undefined || b === undefined) return;
+    const least = Math.min(a.count, b.count);
+    const same = (x: { count: number }) => Math.abs(x.count - least) <= Math.max(1, tune.WINDOW_SAME * least);
+    if (least < 4 || !same(a) || !same(b)) return;
+    // Runs of the same count: a window of it, as long as the shortest measured (each is its length
+    // or more, by the probe's lateness).
+    const windowMs = Math.min(...this.silentCounts.filter(same).map((x) => x.windowMs));
+    if (this.silentWindow > 0 && this.anchorQuota === least && this.anchorWindowMs <= windowMs && !this.anchorEnded) return;
+    this.burstRefuted = false;
+    this.anchorEnded = false;
+    this.anchorArmed = true;
+    this.holdQuota(least, windowMs);
+    this.silentWindow = 1;
+    this.quotaFrom = [];
   }
 
   /** A 429 that ends the span now open: what it teaches, rule by rule. */
@@ -294,6 +385,7 @@ export class BlindLearner implements Learner {
     this.lastSpanStart = open.start;
     this.learnt = true;
     if (span.pauseMs === Infinity) this.firstSpan ??= span;
+    if (this.metRaiseProbe && this.judgeRaise(span)) return;
     if (this.seeded !== undefined && this.judgeSeed(span)) return;
 
     // B6. A 429 soon after the window grew by one, with the window full: the probe found the cap
@@ -374,6 +466,69 @@ export class BlindLearner implements Learner {
     return false;
   }
 
+  /**
+   * B8. The 429 that ended the raise probe. The remembered limit is replayed over the run so far,
+   * full at the run's start (a window as a bucket of its quota over its length): taken a little
+   * larger (its rate 5 % over, its size — the least a first run can read — twice and two more),
+   * would it have admitted every request the
+   * server did? If not, the limit was raised: it is learnt afresh, from between the remembered pace
+   * and the one that met the 429 (their geometric middle, at least half the latter). Taken a little smaller (5 % under, one less), would it
+   * still have admitted the refused one? Then it was lowered: the 429 is judged as any first one
+   * after a remembered limit (judgeSeed; false). Otherwise it is as it was: the run goes on at its
+   * pace, and the next 429, if soon, drops it as a second short span would.
+   */
+  private judgeRaise(span: Span): boolean {
+    this.metRaiseProbe = false;
+    const was = this.seededLimit as Limit;
+    const rate = was.shape === 'window' && was.quota !== undefined && was.windowMs !== undefined ? (was.quota * 1000) / was.windowMs : was.rate;
+    const size = was.shape === 'window' ? (was.quota ?? 1) : (was.burst ?? 1);
+    const sends = sorted(span.admits.map((a) => a.sentAt));
+    const replay = (k: number, extra: number, until: number): number => {
+      const b = size * tune.RAISED_SIZE_SHARE + extra;
+      let tokens = b;
+      let at = this.firstSentAt ?? until;
+      let least = Infinity;
+      for (const t of [...sends.filter((x) => x < until), until]) {
+        tokens = Math.min(b, tokens + ((t - at) * rate * k) / 1000);
+        at = t;
+        least = Math.min(least, tokens);
+        tokens -= 1;
+      }
+      return least;
+    };
+    // (A bucket of one or two hides no ramp: refused as soon as the pace passes its rate, half the
+    // pace that met the 429 well over the remembered one is a raise the replay is too short to see.)
+    const raised = replay(tune.RAISED_RATE, tune.RAISED_SIZE, span.refusedAt + 1) < 0 || (size <= 2 && this.rate * tune.FIRST_SHARE > this.seededPace * tune.RAISED_BY);
+    if (raised) {
+      // (Between the remembered pace, which the server outran, and the one that met the 429: their
+      // geometric middle, no lower than a slow start's half.)
+      this.seeded = undefined;
+      this.forgetLimit();
+      this.tooFast = this.rate;
+      this.rate = Math.max(tune.MIN_RATE, Math.min(this.ceiling, Math.max(this.rate * tune.FIRST_SHARE, Math.sqrt(this.seededPace * this.rate))));
+      return true;
+    }
+    // The refused request, replayed under the limit a little smaller: a token still in hand.
+    const lowered = (() => {
+      const b = size / tune.RAISED_RATE - 1;
+      let tokens = b;
+      let at = this.firstSentAt ?? span.refusedAt;
+      for (const t of [...sends.filter((x) => x < span.refusedAt), span.refusedAt]) {
+        tokens = Math.min(b, tokens + ((t - at) * rate) / tune.RAISED_RATE / 1000);
+        at = t;
+        if (t === span.refusedAt) return tokens >= 0;
+        tokens -= 1;
+      }
+      return false;
+    })();
+    this.rate = this.seededPace;
+    if (lowered) return false;
+    // (Confirmed so far; the next 429 at this pace, if soon, drops it — judgeSeed.)
+    this.doubted = true;
+    this.tooFast = Math.min(this.tooFast, this.seededPace / tune.UNDER_TOO_FAST + 1e-9);
+    return true;
+  }
+
   /** What was known of the limit is dropped, to be learnt afresh. */
   private forgetLimit(): void {
     this.solvedRate = undefined;
@@ -412,6 +567,16 @@ export class BlindLearner implements Learner {
     return Math.max(1, this.lastSpanAdmitted + 1);
   }
 
+  /** B10. The window held was measured from refusals that said nothing. */
+  measuredSilently(): boolean {
+    return this.silentWindow > 0;
+  }
+
+  /** B10. Refusals that say nothing are under way: after each pause one probe goes alone. */
+  probing(): boolean {
+    return this.refusing !== undefined;
+  }
+
   /** B3, B4. Requests that may go at once when a pause ends: most of a window's quota, or what a measured bucket refilled. */
   burstAfter(): number {
     if (this.burst > 0) return this.burst;
@@ -432,6 +597,13 @@ export class BlindLearner implements Learner {
 
   /** B5. A request the log let go met a 429: the window is longer, not all ours, or none; the log ends for good. */
   anchorMissed(): void {
+    // B10. A window measured from refusals that say nothing may be a little short (its start was
+    // probed too): a few times it is lengthened by the shortest probe instead.
+    if (this.silentWindow > 0 && this.silentWindow <= tune.SILENT_LENGTHEN_MAX) {
+      this.silentWindow += 1;
+      this.anchorWindowMs += tune.PROBE_MIN_MS;
+      return;
+    }
     this.anchorEnded = true;
   }
 

@@ -246,16 +246,26 @@ export class PaceGate {
     // Every count is read (the first engages the learner with headers); then the learner in charge learns.
     this.header.read(o);
     // A 429 pauses every start for its Retry-After, else for the back-off.
+    // The refusals of one burst count once: only a request sent after the last pause ended (not
+    // an echo) raises the back-off, and an echo that says nothing calls for no more pause.
     const refused = answer.status === 429;
-    if (refused) this.consecutive429 += 1;
+    const echo = ticket.sentAt < this.pausedUntil;
+    if (refused && !echo) this.consecutive429 += 1;
     else if (admitted) this.consecutive429 = 0;
-    const waitMs = refused ? (answer.retryAfterMs ?? backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random)) : 0;
+    let waitMs = 0;
+    if (refused && answer.retryAfterMs !== undefined) waitMs = answer.retryAfterMs;
+    else if (refused && !this.header.engaged) waitMs = this.blind.silentPause(o);
+    else if (refused && !echo) waitMs = backoffMs(this.consecutive429, tune.PAUSE_BACKOFF_BASE_MS, tune.PAUSE_BACKOFF_CAP_MS, this.random);
     this.learner.observe(o, waitMs, this.pausedUntil);
     if (refused) {
       this.throttled += 1;
       this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     }
     const learner = this.learner;
+    // B10. A window measured from refusals that said nothing, recognised as the probe that ended
+    // them was admitted: its log counts from that probe (the refused ones before it were the last
+    // window's).
+    if (admitted && !anchoredBefore && learner === this.blind && this.blind.measuredSilently() && learner.anchor() !== undefined && this.log.from < ticket.seq) this.log.from = ticket.seq;
     // A 429 under a window's anchor (not an echo of a pause already called for): the window was
     // longer than measured, or its quota is not all ours.
     if (answer.status === 429 && ticket.anchored && ticket.sentAt >= before) learner.anchorMissed();
@@ -268,7 +278,9 @@ export class PaceGate {
       // A window's quota, once recognised, may go at once when it ends; until a request sent after
       // it is admitted, no more go than the pause can have refilled.
       this.burstLeft = this.burstAfter();
-      this.restart = { cap: Math.max(this.burstLeft, learner.restartCap?.() ?? Infinity), from: this.pausedUntil, admitted: 0, sent: 0, freed: 0 };
+      // (Refusals that say nothing: one probe goes alone, and the rest once it is admitted.)
+      const cap = learner.probing?.() === true ? 1 : Math.max(this.burstLeft, learner.restartCap?.() ?? Infinity);
+      this.restart = { cap, from: this.pausedUntil, admitted: 0, sent: 0, freed: 0 };
     } else if (ticket.sentAt >= this.restart.from) {
       // One that never reached the server frees its place (a dead network must not hold the rest
       // for good); as many admitted as the cap let go, the span goes past what the pause refilled.

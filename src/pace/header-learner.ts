@@ -276,7 +276,10 @@ export class HeaderLearner implements Learner {
     // within the window's first second.
     const after = refusedSentAt - this.span.firstSent;
     const provesWindow = rl?.windowMs !== undefined || (limit !== undefined && after >= this.windowProofAfter(limit, Math.max(waitMs, this.span.pauseMs)) && after + this.span.roundTrip < 1000);
-    if (provesWindow && this.quotaSpan(limit)) this.windowEvidence = [...this.windowEvidence, waitMs].slice(-2);
+    // (A fractional Retry-After — rate-limiter-flexible's — says to the millisecond when a window
+    // counted from its first request ends: the window is the span's time before it, and the pause.)
+    const length = waitMs % 1000 !== 0 ? waitMs + Math.max(0, after) : waitMs;
+    if (provesWindow && this.quotaSpan(limit)) this.windowEvidence = [...this.windowEvidence, length].slice(-2);
     else if (!this.span.crossed) this.windowEvidence = [];
     if (this.windowEvidence.length >= 2 && this.quotaAnchor === undefined && limit !== undefined) {
       this.quotaAnchor = { quota: limit, windowMs: Math.max(...this.windowEvidence, rl?.windowMs ?? 0) };
@@ -292,7 +295,9 @@ export class HeaderLearner implements Learner {
 
   /** H5. The span after a pause of a second or more admitted exactly `limit`, each count once: a window's quota, or a bucket's that size. */
   private quotaSpan(limit: number | undefined): boolean {
-    return this.span.pauseMs >= 1000 && this.span.pauseMs !== Infinity && limit !== undefined && limit >= 2 && this.span.admitted === limit && !this.span.refilled;
+    // (A pause of whole seconds, a second or more; one a fractional Retry-After gave, half a second or more.)
+    const least = this.span.pauseMs % 1000 !== 0 ? tune.FRACTIONAL_PAUSE_MIN_MS : 1000;
+    return this.span.pauseMs >= least && this.span.pauseMs !== Infinity && limit !== undefined && limit >= 2 && this.span.admitted === limit && !this.span.refilled;
   }
 
   /**

@@ -46,6 +46,7 @@ function parseLimit(v: unknown): Limit | undefined {
   const limit: Limit = { shape: o.shape as Limit['shape'], rate, source: o.source, learntAt: o.learntAt, headers: FORMS.has(o.headers as string) ? (o.headers as Limit['headers']) : null };
   if (o.unconfirmed === true) limit.unconfirmed = true;
   if (o.guess === true) limit.guess = true;
+  if (o.silent === true) limit.silent = true;
   for (const k of ['burst', 'windowMs', 'quota', 'maxInFlight', 'endedAt'] as const) {
     const x = num(o[k]);
     if (x !== undefined) limit[k] = x;

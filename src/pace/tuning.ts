@@ -56,6 +56,18 @@ export const SEED_UNDER_SMALL = 0.97;
 export const QUIET_AFTER_MS = 60_000;
 export const QUIET_DOUBLING_MS = 20_000;
 export const QUIET_MAX = 256;
+/**
+ * B8. A run that started from a remembered rate (or window) and met no 429 for this long (ms)
+ * probes for a limit raised since: its pace doubles every SEED_PROBE_DOUBLING_MS until the first 429.
+ */
+export const SEED_PROBE_AFTER_MS = 1000;
+export const SEED_PROBE_DOUBLING_MS = 500;
+/** …its 429 is a raise when the server admitted more than the remembered limit would have, taken this share faster, its size this many times larger and this many more. */
+export const RAISED_RATE = 1.05;
+export const RAISED_SIZE = 2;
+export const RAISED_SIZE_SHARE = 2;
+/** …or, for a bucket of one or two, when half the pace that met it is over the remembered pace by this factor. */
+export const RAISED_BY = 1.1;
 /** At most this many requests go back to back to make up for late timers. */
 export const CATCH_UP_MAX = 16;
 /** A quiet stretch this long (no 429) lets a shrunk window grow by one. */
@@ -113,7 +125,18 @@ export const GRID_SPANS_SMALL = 4;
 export const GRID_SPREAD = 0.05;
 /** A span's windows before its refused request's are checked back this far (their cost, at a 429). */
 export const GRID_WINDOWS_BACK = 16;
-/** A 429 without Retry-After pauses everything for a back-off (backoff.ts) from this, doubling to at most that. */
+/**
+ * B10. A 429 without Retry-After pauses everything for a probe's interval: this share of the time
+ * refused so far, within these bounds (ms); a window measured from such refusals that a 429 under
+ * its log shows short is lengthened by the least interval this many times before the log ends.
+ */
+export const PROBE_SHARE = 0.125;
+export const PROBE_MIN_MS = 100;
+export const PROBE_MAX_MS = 1_000;
+/** …and once a window's earliest end is known, it is probed this often from then (ms). */
+export const PROBE_FINE_MS = 20;
+export const SILENT_LENGTHEN_MAX = 3;
+/** With headers, a 429 without Retry-After pauses everything for a back-off (backoff.ts) from this, doubling to at most that, once per burst refused. */
 export const PAUSE_BACKOFF_BASE_MS = 1_000;
 export const PAUSE_BACKOFF_CAP_MS = 30_000;
 
@@ -121,6 +144,8 @@ export const PAUSE_BACKOFF_CAP_MS = 30_000;
 
 /** H2. Each 429 a policy did not prevent takes its refill down to this share. */
 export const POLICY_DOUBT = 0.85;
+/** H5. A span after a pause a fractional Retry-After gave this long (ms) or more may be a window's quota (whole seconds: a second). */
+export const FRACTIONAL_PAUSE_MIN_MS = 500;
 /** H3. After a 429, a measured refill drops to this share. */
 export const DECREASE = 0.85;
 /** Refill measurements fade with this time constant… */

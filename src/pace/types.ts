@@ -34,6 +34,8 @@ export interface Limit {
   /** A window's length (ms) and quota. */
   windowMs?: number;
   quota?: number;
+  /** A window measured from 429s that said nothing (no Retry-After), from when they started and stopped. */
+  silent?: boolean;
   /** A pace that met 429s but was never measured over a long span: where to start, not a rate. */
   unconfirmed?: boolean;
   /** A bucket's refill guessed from a count and its reset (one listing's answers), not measured: where to start, not a rate. */
@@ -133,6 +135,8 @@ export interface Learner {
   burstAfter?(): number;
   /** After a pause, the requests that may be in flight until one sent after it is admitted (none: no cap). */
   restartCap?(): number;
+  /** Refusals that say nothing are probed: after a pause, one request goes alone. */
+  probing?(): boolean;
   /** A window's quota and length the gate keeps to, once recognised. */
   anchor(): Anchor | undefined;
   /** A request the anchor let go met a 429. */

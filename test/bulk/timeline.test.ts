@@ -75,3 +75,15 @@ test('the chart\'s columns hold what the buckets hold; the time between two runs
   assert.equal(bucketOf([1, 0, 1, 1, 1]), undefined, 'a bucket of no width is not one');
   assert.equal(bucketOf(['x', 1, 1, 1, 1] as unknown as number[]), undefined);
 });
+
+test('every pause of the limiter is marked: a 429 without Retry-After is paused for as long as the limiter paused, not a guess', () => {
+  const rec = new TimelineRecorder({ jobStart: T0, runStart: T0 });
+  // A 429 that said nothing, and the 8-s pause the limiter made after it; then a 50-ms probe's pause.
+  rec.seen({ at: T0 + 500, status: 429 });
+  rec.seen({ at: T0 + 500, pauseMs: 8000 });
+  rec.seen({ at: T0 + 9000, status: 429 });
+  rec.seen({ at: T0 + 9000, pauseMs: 50 });
+  const rows = rec.take(T0 + 10_000, true);
+  assert.deepEqual(rows.map((r) => r[4]), [500, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500, 50]);
+  assert.equal(rows.reduce((s, r) => s + (r[3] as number), 0), 2, 'two 429s');
+});

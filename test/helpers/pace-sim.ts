@@ -7,6 +7,7 @@
  */
 import { PaceGate, parseRateLimit, parseRetryAfter, type Limit, type Ticket } from '../../src/pace/index.js';
 import { RateLimit, type HeaderStyle, type LimiterShape } from '../../src/sandbox/ratelimit.js';
+import { realLimiter, type RealLimiter } from './real-limiters.js';
 
 export interface SimServer {
   shape: LimiterShape;
@@ -20,6 +21,11 @@ export interface SimServer {
   headers: HeaderStyle;
   /** Answer 429 without Retry-After (a server that says nothing at all). */
   dropRetryAfter?: boolean;
+  /**
+   * One of the limiters services really run (real-limiters.ts) instead of the sandbox's: `shape`,
+   * `rate`, `burst`, `windowMs`, `maxInflight` then describe it for the ideal (idealWall).
+   */
+  real?: RealLimiter;
 }
 
 export interface SimOptions {
@@ -64,6 +70,8 @@ export interface SimResult {
   /** When each 429 came, in ms from the start, and the pace the gate held just after it (requests per second). */
   at429: number[];
   paceAfter429: number[];
+  /** After each 429, how long the gate then held every start (ms; 0: an echo of a pause in force). */
+  pauseAfter429: number[];
   /** When the rows admitted over the last 5 s first reached 95 % of the limit (ms from the start). */
   reached95: number | undefined;
 }
@@ -103,6 +111,14 @@ export class Heap {
       i = p;
     }
   }
+  /** Runs the events in order, each at its time (`at` sets the clock), until `done` or none is left (bounded). */
+  run(done: () => boolean, at: (t: number) => void): void {
+    for (let guard = 0; this.size > 0 && !done() && guard < 50_000_000; guard++) {
+      const e = this.pop();
+      at(e.t);
+      e.fn();
+    }
+  }
   pop(): { t: number; fn: () => void } {
     const a = this.items;
     const top = a[0]!;
@@ -126,6 +142,16 @@ export class Heap {
 }
 const less = (x: { t: number; seq: number }, y: { t: number; seq: number }) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
 
+/** The server's limiter: the sandbox's own classes, or one a service really runs (real-limiters.ts). */
+export function serverLimit(server: SimServer, now: () => number): { admit(): import('../../src/sandbox/ratelimit.js').Admission } {
+  if (server.real !== undefined) {
+    const real = realLimiter(server.real);
+    return { admit: () => real.admit(now(), now()) };
+  }
+  const limit = new RateLimit({ shape: server.shape, rate: server.rate, burst: server.burst, windowMs: server.windowMs, maxInflight: server.maxInflight, headers: server.headers }, now, now);
+  return { admit: () => limit.admit('key') };
+}
+
 /** Runs one import of `rows` against `server` and measures it. */
 export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const random = seeded(opts.seed ?? 1);
@@ -138,11 +164,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   // A virtual wall clock (a Unix time, for X-RateLimit-Reset) starting at a random window phase.
   const t0 = 1_700_000_000_000 + Math.floor(random() * 60_000);
   let now = t0;
-  const limit = new RateLimit(
-    { shape: server.shape, rate: server.rate, burst: server.burst, windowMs: server.windowMs, maxInflight: server.maxInflight, headers: server.headers },
-    () => now,
-    () => now,
-  );
+  const limit = serverLimit(server, () => now);
   const gate = new PaceGate({ ceiling: opts.ceiling, random });
   if (opts.remembered) gate.seed({ ...opts.remembered, endedAt: t0 - 3_600_000 }, t0);
   const events = new Heap();
@@ -173,6 +195,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   let reached95: number | undefined;
   const at429: number[] = [];
   const paceAfter429: number[] = [];
+  const pauseAfter429: number[] = [];
   let end = Number.NaN;
 
   const dispatch = () => {
@@ -206,7 +229,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const send = (ticket: Ticket) => {
     requests += 1;
     events.push(now + wire(), () => {
-      const verdict = limit.admit('key');
+      const verdict = limit.admit();
       const serverTime = verdict.allowed ? latency : 0;
       events.push(now + serverTime, () => {
         verdict.release?.();
@@ -225,6 +248,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
       if (process.env.SIM_TRACE) console.log(`t=${((now - t0) / 1000).toFixed(3)} 429 done=${done} pace=${gate.pace.toFixed(1)} window=${gate.window} burst=${gate.burstAfter()} anchor=${JSON.stringify(gate.anchor())} resume+${(gate.resumeAt - now).toFixed(0)}`);
       throttled += 1;
       at429.push(now - t0);
+      pauseAfter429.push(Math.max(0, gate.resumeAt - now));
       paceAfter429.push(gate.pace);
       left += 1;
     } else {
@@ -243,18 +267,13 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   if (opts.other) {
     const { fromMs, gapMs } = opts.other;
     const other = () => {
-      limit.admit('key');
+      limit.admit();
       if (done < rows) events.push(now + gapMs, other);
     };
     events.push(t0 + fromMs, other);
   }
   dispatch();
-  let guard = 0;
-  while (events.size > 0 && done < rows && guard++ < 50_000_000) {
-    const e = events.pop();
-    now = e.t;
-    e.fn();
-  }
+  events.run(() => done >= rows, (t) => (now = t));
   const wallMs = end - t0;
   // Over a wire, each request holds its place in flight for a round trip: 8 in flight 60 ms away
   // send at most 8 in 120 ms, whatever the limit.
@@ -268,7 +287,7 @@ export function simulate(server: SimServer, opts: SimOptions = {}): SimResult {
   const wireMs = opts.wire ? 2 * (opts.wire.min + opts.wire.spread / 2) : undefined;
   const from = doneAt20 < 0 ? -1 : quota > 0 ? Math.ceil((doneAt20 - 1) / quota) * quota + 1 : doneAt20;
   const after20 = from < 0 || rows - from < 3 * quota ? Number.NaN : (idealMs - idealWall(server, from, concurrency, t0, wireMs)) / (end - t0 - (doneTimes[from - 1] as number));
-  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, paceAfter429, reached95 };
+  return { rows, wallMs, idealMs, share: idealMs / wallMs, requests, throttled, share429: throttled / requests, sustained, anchored: gate.anchor() !== undefined, pace: gate.pace, startedAt: t0, snapshot: gate.snapshot(now), after20, at429, paceAfter429, pauseAfter429, reached95 };
 }
 
 /**

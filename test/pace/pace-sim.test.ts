@@ -312,8 +312,8 @@ test('--rate is a ceiling the pace never passes, even on a server that would tak
   }
 });
 
-test('a 429 without Retry-After backs off exponentially, capped, and the import still ends', () => {
-  // A sliding window whose Retry-After is stripped: only back-off remains.
+test('a 429 without Retry-After is probed at a short interval, and the import still ends', () => {
+  // A bucket whose Retry-After is stripped: only the probes (B10) remain.
   const r = simulate({ shape: 'bucket', rate: 20, burst: 5, headers: 'none', dropRetryAfter: true }, { rows: 200 });
   assert.equal(r.rows, 200);
   assert.ok(Number.isFinite(r.wallMs) && r.wallMs > 0, 'finished');
