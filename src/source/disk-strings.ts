@@ -25,6 +25,7 @@ export class DiskStrings {
   private pendingBytes = 0;
   private scratch = Buffer.alloc(4096);
   private readonly cache = new Map<number, string>();
+  private closed = false;
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'callctl-strings-'));
@@ -33,6 +34,11 @@ export class DiskStrings {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Bytes of text held, on disk or about to be: the temporary space it takes. */
+  get bytes(): number {
+    return this.written + this.pendingBytes;
   }
 
   add(text: string): void {
@@ -55,7 +61,7 @@ export class DiskStrings {
 
   /** The text of string `index`; undefined when the table has no such string. */
   get(index: number): string | undefined {
-    if (!Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
+    if (this.closed || !Number.isInteger(index) || index < 0 || index >= this.count) return undefined;
     const hit = this.cache.get(index);
     if (hit !== undefined) {
       // Most recently used last: the oldest is dropped first.
@@ -88,12 +94,15 @@ export class DiskStrings {
     this.pendingBytes = 0;
   }
 
-  /** Removes the file. */
+  /** Removes the file (once: a descriptor closed twice may be another file's by then). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
     try {
       closeSync(this.fd);
     } catch {
-      // already closed
+      // its file is removed below all the same
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
