@@ -24,7 +24,7 @@ import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
-import { type EncodingName, openSource, type Source } from '../source/open.js';
+import { type EncodingName, lineName, openSource, type Row, type Source } from '../source/open.js';
 import { type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
 import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
@@ -98,7 +98,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
       below
-        ? `the first non-empty row is the header; line ${below.line} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
+        ? `the first non-empty row is the header; line ${lineName(below)} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
         : 'name it with --map "<column>=phone", or import without phones with --allow-no-phone',
     );
   }
@@ -129,7 +129,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
         if (match) {
           preCounts.matches += 1;
           const changed = changesOf(match, item.body);
-          changes.add(row.line, match.id, changed);
+          changes.add(lineName(row), match.id, changed);
           undo.read(row, match, changed);
         } else {
           preCounts.new += 1;
@@ -182,7 +182,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
  * A header that maps no phone: whether one of the next rows would (a title, a date or a blank-looking
  * row above the real header, as exports and reports put there). Read only to word the refusal.
  */
-async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<{ line: number; cells: string[] } | undefined> {
+async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<Row | undefined> {
   let n = 0;
   for await (const row of source.rows) {
     if (row.refused === undefined && buildMapping(row.cells.map((c) => c.trim()), maps).phones.length > 0) return row;

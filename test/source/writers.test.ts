@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
-import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 import { zipOf } from '../helpers/zip.js';
 
 const LEADS = [
@@ -31,16 +30,6 @@ test('every writer: the three leads as they would be sent — phones whole, date
     assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), LEADS, name);
     assert.match(r.stderr, /valid +3/, name);
   }
-});
-
-test('a real import of the Google Sheets layout stores the leads', async (t) => {
-  const sb = await startTestSandbox(t, { rateLimit: 0 });
-  const dir = tempDir(t);
-  copyFileSync(join(ROOT, 'fixtures/workbooks/google-sheets.xlsx'), join(dir, 'google-sheets.xlsx'));
-  const r = await runCli(['import', join(dir, 'google-sheets.xlsx'), '--country', 'GB', '--json'], { env: envFor(sb, t) });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout).created, 3);
-  assert.deepEqual(sb.contacts().map((c) => c.phone).sort(), ['+447400800001', '+447400800002', '+447400800003']);
 });
 
 const X = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
