@@ -76,6 +76,7 @@ export function recordedOptions(o: ImportOptions, region: string | undefined, cw
     ...(o.checkExisting ? { checkExisting: true } : {}),
     existing: o.existing,
     ...(o.allowNoPhone ? { allowNoPhone: true } : {}),
+    ...(o.keepOtherPhones ? { keepOtherPhones: true } : {}),
     ...(o.rejects !== undefined ? { rejects: resolve(cwd, o.rejects) } : {}),
     ...(o.dryRun ? { dryRun: true } : {}),
   };
