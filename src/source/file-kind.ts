@@ -7,7 +7,7 @@
  * document, a web page or an Excel 2003 XML file saved as `.xls`, another Office document, a ZIP.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 import { workbookPart } from './xlsx-book.js';
 import { headOf, isZip, memberWhole, zipEntries, type ZipEntry } from './zip.js';
 
@@ -45,6 +45,8 @@ export function fileKind(path: string, shown: string): FileKind {
 /** A ZIP: a workbook, an OpenDocument spreadsheet, or another kind of document named. */
 function zipKind(path: string, shown: string): FileKind {
   const list = zipEntries(path);
+  // Its directory is at its end: a file cut short (a download stopped) has none.
+  if (list.length === 0) throw new RuntimeError('malformed_workbook', `${shown} is a ZIP archive (a workbook?) whose directory is missing — cut short?`, 'download or save it again, or export the sheet as CSV');
   const entries = new Map(list.map((e) => [e.name, e]));
   const has = (name: string) => entries.has(name);
   const mimetype = entries.get('mimetype');

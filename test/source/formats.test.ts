@@ -39,6 +39,12 @@ test('.xls, a password-protected .xlsx, .xlsb, .numbers, HTML and Excel 2003 XML
     assert.equal(r.code, 2, `${name}: ${r.stderr}`);
     assert.equal(r.stderr, `callctl: ${join(dir, name)} ${said}\n`, name);
   }
+  // A workbook cut short (a download stopped): its directory is at its end. A broken file: exit 1.
+  const whole = readFileSync(join(ROOT, 'fixtures/workbooks/xlsxwriter.xlsx'));
+  writeFileSync(join(dir, 'cut.xlsx'), whole.subarray(0, whole.length >> 1));
+  const cut = await runCli(['import', join(dir, 'cut.xlsx'), '--country', 'GB'], { env });
+  assert.equal(cut.code, 1, cut.stderr);
+  assert.equal(cut.stderr, `callctl: ${join(dir, 'cut.xlsx')} is a ZIP archive (a workbook?) whose directory is missing — cut short? (download or save it again, or export the sheet as CSV)\n`);
   // From stdin, an OLE2 file cannot be told apart: both kinds are named.
   const piped = await runCli(['import', '-', '--country', 'GB'], { env, input: readFileSync(join(ROOT, 'fixtures/workbooks/password.xlsx')) });
   assert.equal(piped.code, 2, piped.stderr);
