@@ -24,7 +24,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REQUIRE, lazyAssert, lazyChildProcess, lazyHttp2, stringWidthAscii, viaGetBuiltinModule } from './lazy-builtins.mjs';
-import { unzipperParseGuard } from './upstream-guards.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // A library that cannot be bundled goes here (and then must move back to `dependencies`).
@@ -120,8 +119,7 @@ const split = await build({
   // The bin shim's import (main.ts re-exports what a TAB's completion needs), plus the sandbox
   // for the benchmark and demo scripts.
   entryPoints: ['src/main.ts', 'src/sandbox/index.ts'],
-  // unzipperParseGuard: the build stops when the upstream code src/source/xlsx.ts patches changes.
-  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js')), unzipperParseGuard()],
+  plugins: [entryFirst, lazyChildProcess, lazyHttp2, lazyAssert, phoneRegexCache, stringWidthAscii(resolve(root, 'node_modules/string-width/index.js'))],
   outbase: 'src',
   outdir: 'dist',
   entryNames: '[dir]/[name]',

@@ -13,16 +13,21 @@
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
+import { lineName } from '../source/open.js';
 import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
 import type { Progress, ProgressFacts } from './progress.js';
 import type { Rejects } from './rejects.js';
 
-/** One row of the source. `n` counts data rows from 1; `line` is where it starts in the file. */
+/**
+ * One row of the source. `n` counts data rows from 1; `line` is where it starts in the file, and
+ * `sheet` a workbook's sheet: the row is named `Leads!12` wherever it is shown (source/open.ts).
+ */
 export interface BulkRow {
   n: number;
   line: number;
+  sheet?: string | undefined;
   cells: string[];
   /** What a stage before the engine worked out for the row (the import's phone), for the plan. */
   prepared?: unknown;
@@ -74,7 +79,7 @@ export interface JobClient {
 
 export interface BulkIO {
   /** `refused`: the source's own reason to reject the row before the plan sees it (a row over 1 MB). */
-  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown; refused?: string }>;
+  rows: AsyncIterable<{ cells: string[]; line: number; sheet?: string | undefined; prepared?: unknown; refused?: string }>;
   /** The client the plan sends through; none in a dry run without a key. */
   client?: JobClient | undefined;
   log: Logger;
@@ -187,7 +192,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
           return;
         }
         c.rejected += 1;
-        io.rejects.add(row.cells, plan.refused(err), row.line);
+        io.rejects.add(row.cells, plan.refused(err), lineName(row));
         finish(row, 'rejected');
         consecutiveFailures = 0;
         return;
@@ -196,7 +201,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
         c.failed += 1;
         finish(row, 'failed');
         consecutiveFailures += 1;
-        if (failedShown++ < FAILED_SHOWN) io.log.warn(`line ${row.line}: failed: ${err.message}`);
+        if (failedShown++ < FAILED_SHOWN) io.log.warn(`line ${lineName(row)}: failed: ${err.message}`);
         if (consecutiveFailures >= DOWN_AFTER) {
           fatal ??= new RuntimeError('service_down', `${consecutiveFailures} rows in a row failed (last: ${err.message})`, 'the service looks down; run the same command with --resume later');
         }
@@ -211,7 +216,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     for await (const raw of io.rows) {
       if (stopping || fatal) break;
       c.rows += 1;
-      const row: BulkRow = { n: c.rows, line: raw.line, cells: raw.cells, prepared: raw.prepared };
+      const row: BulkRow = { n: c.rows, line: raw.line, sheet: raw.sheet, cells: raw.cells, prepared: raw.prepared };
       if (Journal.isFinished(io.earlier?.rows.get(row.n))) {
         c.skipped += 1;
         const key = plan.skipped?.(row);
@@ -221,7 +226,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       const verdict = raw.refused !== undefined ? { reject: raw.refused } : plan.check(row);
       if ('reject' in verdict) {
         c.rejected += 1;
-        io.rejects.add(row.cells, verdict.reject, row.line);
+        io.rejects.add(row.cells, verdict.reject, lineName(row));
         finish(row, 'rejected');
         continue;
       }
@@ -233,7 +238,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       if (verdict.key !== undefined) {
         if (seen.has(verdict.key)) {
           c.duplicates += 1;
-          io.rejects.add(row.cells, plan.duplicate(verdict.key, row), row.line);
+          io.rejects.add(row.cells, plan.duplicate(verdict.key, row), lineName(row));
           finish(row, 'duplicate');
           continue;
         }

@@ -18,7 +18,7 @@ import { startProgress } from './progress.js';
 /** What a file job reads: rows, and how far through the file it is (for progress). */
 export interface JobSource extends SourceShape {
   header: string[];
-  rows: AsyncIterable<{ cells: string[]; line: number; prepared?: unknown }>;
+  rows: AsyncIterable<{ cells: string[]; line: number; sheet?: string | undefined; prepared?: unknown }>;
   bytesRead(): number;
   size: number | undefined;
 }

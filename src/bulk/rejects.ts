@@ -35,8 +35,8 @@ export interface RejectsWriting {
 
 /** Where a job's rejected rows go: its rejects file, or — for a job that read no file — its summary. */
 export interface Rejects {
-  /** One rejected row: its cells, the reason, and its line in the source. */
-  add(cells: string[], reason: string, line?: number): void;
+  /** One rejected row: its cells, the reason, and its line in the source (a workbook's `Leads!12`). */
+  add(cells: string[], reason: string, line?: number | string): void;
   close(): void;
   readonly count: number;
   /** Whether a rejects file holds rows (of this run or, on --resume, an earlier one). */
@@ -90,7 +90,7 @@ export class RejectsFile implements Rejects {
   }
 
   /** One rejected row: its cells, the reason, and its line in the source. */
-  add(cells: string[], reason: string, line?: number): void {
+  add(cells: string[], reason: string, line?: number | string): void {
     if (this.file === undefined) {
       let fresh: boolean;
       try {

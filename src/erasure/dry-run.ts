@@ -7,6 +7,7 @@
 import { getContact } from '../api/contacts.js';
 import { storedContact } from '../contacts/people.js';
 import type { Context } from '../context.js';
+import { lineName } from '../source/open.js';
 import { ApiError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { createListWriter } from '../output/writers.js';
@@ -53,7 +54,7 @@ async function printPreview(ctx: Context, rows: PreviewRow[], format: 'table' | 
     { key: 'name', header: 'Name' },
     { key: 'phone', header: 'Phone' },
   ], ctx);
-  await writer.write(rows.map((r) => ({ request: r.request.line, asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
+  await writer.write(rows.map((r) => ({ request: lineName(r.request), asked: r.request.text, id: r.contact?.id ?? '(none found)', name: r.contact?.name ?? '', phone: r.contact?.phone ?? '' })));
   await writer.end();
 }
 
@@ -68,7 +69,7 @@ export async function previewOrRefuse(
   listing: { listed: boolean; files: OwnFile[] },
 ): Promise<number> {
   const preview = await previewErasure(client, resolutions, listing.listed);
-  const erasable = preview.flatMap((p) => (p.contact === undefined ? [] : [{ request: p.request.line, id: p.contact.id }]));
+  const erasable = preview.flatMap((p) => (p.contact === undefined ? [] : [{ request: p.request.sheet === undefined ? p.request.line : lineName(p.request), id: p.contact.id }]));
   // A contact several requests find is one contact erased once, as the real run counts it.
   const distinct = new Set(erasable.map((p) => p.id)).size;
   const what = `${distinct} contact${distinct === 1 ? '' : 's'} for ${requests.length} request${requests.length === 1 ? '' : 's'}`;

@@ -19,6 +19,7 @@ import type { ApiClient } from '../http/client.js';
 import type { ReceiptsFile } from './receipts.js';
 import type { ErasureRequest } from './requests.js';
 import type { Resolution } from './resolve.js';
+import { lineName } from '../source/open.js';
 
 /** What the erasure did, beyond the engine's counts: contacts tried, erased, requests that found nobody. */
 export interface ErasureCounts {
@@ -50,8 +51,10 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
   });
   const receiptedBefore = inFlightBefore.size > 0 ? receipts.erasedBefore() : new Set<string>();
   const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => {
-    if (erased !== undefined && receiptedBefore.has(`${request.line} ${erased.id}`)) return;
-    receipts.add(erased === undefined ? { request: request.line, found: 0 } : { request: request.line, id: erased.id, erased: true, at: erased.at });
+    // A request's line as its receipt names it: a number, or a workbook's `Leads!12`.
+    const line = request.sheet === undefined ? request.line : lineName(request);
+    if (erased !== undefined && receiptedBefore.has(`${line} ${erased.id}`)) return;
+    receipts.add(erased === undefined ? { request: line, found: 0 } : { request: line, id: erased.id, erased: true, at: erased.at });
   };
   // One DELETE per contact, however many lines of the file find it (a person who wrote twice, by
   // phone and by e-mail): every such line gets the receipt of that erasure, none a "found 0". The

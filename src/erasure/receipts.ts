@@ -15,8 +15,8 @@ import { RuntimeError } from '../errors.js';
 import type { Redact } from '../output/files.js';
 
 export type Receipt =
-  | { request: number; id: string; erased: true; at: string }
-  | { request: number; found: 0 }
+  | { request: number | string; id: string; erased: true; at: string }
+  | { request: number | string; found: 0 }
   | { cleaned: string; rows: number; at: string };
 
 /**
@@ -73,7 +73,7 @@ export class ReceiptsFile {
     for (const line of text.split('\n')) {
       try {
         const r = JSON.parse(line) as Partial<Record<string, unknown>>;
-        if (r.erased === true && typeof r.request === 'number' && typeof r.id === 'string') out.add(`${r.request} ${r.id}`);
+        if (r.erased === true && (typeof r.request === 'number' || typeof r.request === 'string') && typeof r.id === 'string') out.add(`${r.request} ${r.id}`);
       } catch {
         // a line cut short by a crash, or a blank one
       }

@@ -14,7 +14,7 @@
  */
 import { UsageError } from '../errors.js';
 import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
-import { type EncodingName, openSource } from '../source/open.js';
+import { type EncodingName, lineName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
 import { askedKind, phoneOf } from '../contacts/asked.js';
 import { emailKeys } from '../contacts/email.js';
@@ -22,6 +22,8 @@ import type { NumberKey } from '../phone/compare.js';
 
 export interface ErasureRequest {
   line: number;
+  /** A workbook's sheet: the request is named `Leads!12` in messages and receipts (source/open.ts). */
+  sheet?: string;
   /** As typed: shown in the preview, never written to a receipt. */
   text: string;
   id?: string;
@@ -113,24 +115,25 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region));
       for await (const row of source.rows) {
-        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
+        if (row.refused !== undefined) throw new UsageError(`line ${lineName(row)}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();
-        if (text !== '') requests.push(requestOf(text, row.line, o.region));
+        if (text !== '') requests.push({ ...requestOf(text, row.line, o.region), ...(row.sheet !== undefined ? { sheet: row.sheet } : {}) });
       }
     } else {
       const unread = source.header.filter((h, i) => kinds[i] === undefined && h.trim() !== '');
       if (unread.length > 0) o.unread?.(unread);
       for await (const row of source.rows) {
-        if (row.refused !== undefined) throw new UsageError(`line ${row.line}: ${row.refused}`, 'nothing was sent');
+        if (row.refused !== undefined) throw new UsageError(`line ${lineName(row)}: ${row.refused}`, 'nothing was sent');
         const given = kinds.flatMap((kind, at) => {
           const cell = (row.cells[at] ?? '').trim();
           if (kind === undefined || cell === '') return [];
           return typeof kind === 'object' ? looseRequest(cell, row.line, o.region, kind.loose) : [requestOf(cell, row.line, o.region, kind)];
         });
-        if (given.length === 0) throw new UsageError(`line ${row.line}: no id, phone or e-mail`, 'fill it in or remove the line; nothing was sent');
+        if (given.length === 0) throw new UsageError(`line ${lineName(row)}: no id, phone or e-mail`, 'fill it in or remove the line; nothing was sent');
         const id = given.find((g) => g.id !== undefined)?.id;
         requests.push({
           line: row.line,
+          ...(row.sheet !== undefined ? { sheet: row.sheet } : {}),
           text: given.map((g) => g.text).join(' '),
           ...(id !== undefined ? { id } : {}),
           numbers: given.flatMap((g) => g.numbers ?? []),

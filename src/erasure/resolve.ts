@@ -12,6 +12,7 @@ import type { NumberKey } from '../phone/compare.js';
 import type { Person } from './local-copies.js';
 import { PeopleIndex, type StoredContact } from '../contacts/people.js';
 import type { ErasureRequest } from './requests.js';
+import { lineName } from '../source/open.js';
 
 export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;
 
@@ -41,11 +42,11 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
     if (byId !== undefined) {
       if (found.length > 0) {
         throw new UsageError(
-          `line ${request.line}: ${request.text} is the id of contact ${byId.id} and the phone of ${found.length === 1 ? `contact ${found[0]?.id}` : `${found.length} contacts`}`,
+          `line ${lineName(request)}: ${request.text} is the id of contact ${byId.id} and the phone of ${found.length === 1 ? `contact ${found[0]?.id}` : `${found.length} contacts`}`,
           'say which: a CSV with an id column or a phone column; nothing was sent',
         );
       }
-      note(`line ${request.line}: ${request.text} is read as the id of contact ${byId.id} (no contact has it as a phone)`);
+      note(`line ${lineName(request)}: ${request.text} is read as the id of contact ${byId.id} (no contact has it as a phone)`);
       add(byId);
     }
     return { request, contacts: found };
@@ -60,7 +61,7 @@ export function lookalikeLines(resolutions: Resolution[], index: PeopleIndex | u
   if (!index) return [];
   return resolutions.flatMap(({ request, contacts }) => {
     const ids = [...new Set((request.emails ?? []).flatMap((e) => index.lookalikes(e).map((c) => c.id)))].filter((id) => !contacts.some((c) => c.id === id));
-    return ids.length === 0 ? [] : [`line ${request.line}: ${ids.length === 1 ? `contact ${ids[0]} has an address` : `contacts ${ids.join(', ')} have addresses`} that look like the e-mail asked for but are written with other letters: not erased (check, and erase by id if it is this person)`];
+    return ids.length === 0 ? [] : [`line ${lineName(request)}: ${ids.length === 1 ? `contact ${ids[0]} has an address` : `contacts ${ids.join(', ')} have addresses`} that look like the e-mail asked for but are written with other letters: not erased (check, and erase by id if it is this person)`];
   });
 }
 

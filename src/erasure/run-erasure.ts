@@ -87,7 +87,7 @@ function requestRows(requests: ErasureRequest[]): JobSource {
   return {
     header: ['request'],
     rows: (async function* () {
-      for (const r of requests) yield { cells: [r.text], line: r.line };
+      for (const r of requests) yield { cells: [r.text], line: r.line, sheet: r.sheet };
     })(),
     bytesRead: () => 0,
     size: undefined,

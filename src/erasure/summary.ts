@@ -17,7 +17,7 @@ export interface ErasureSummary {
   elapsedMs: number;
   unfinished?: number;
   /** Dry run: what would be erased (request line → contact id). */
-  wouldErase?: Array<{ request: number; id: string }>;
+  wouldErase?: Array<{ request: number | string; id: string }>;
   /** The files callctl wrote that hold the people (rows counted, cleaned or not): only when some do. */
   localCopies?: Array<Omit<LocalCopy, 'requests'>>;
 }

@@ -44,14 +44,17 @@ export function storedFields(answer: unknown, sent: Record<string, unknown>): Re
   return CONTACT_FIELDS.some((f) => f in a) ? a : sent;
 }
 
+/** Where an import's row was: its line, and a workbook's sheet (named `Leads!12`, source/open.ts). */
+type At = { row: number; line: number; sheet?: string; id: string };
+
 /** What an import did to one contact. */
 export type Effect =
   /** Created by the import: erased by the undo. `w`: the digest of its fields as written. */
-  | { kind: 'created'; row: number; line: number; id: string; w: string | undefined }
+  | ({ kind: 'created'; w: string | undefined } & At)
   /** Changed after being read: its fields get their earlier values back. */
-  | { kind: 'changed'; row: number; line: number; id: string; fields: Record<string, { before: unknown; wrote: string | undefined }> }
+  | ({ kind: 'changed'; fields: Record<string, { before: unknown; wrote: string | undefined }> } & At)
   /** Changed without being read first (no --check-existing): its earlier values are unknown. */
-  | { kind: 'unread'; row: number; line: number; id: string };
+  | ({ kind: 'unread' } & At);
 
 export interface Effects {
   effects: Effect[];
@@ -73,7 +76,7 @@ export function effectsOf(p: ParsedJournal): Effects {
       unknown += 1;
       continue;
     }
-    const base = { row: r, line: typeof d.line === 'number' ? d.line : r, id: d.id };
+    const base = { row: r, line: typeof d.line === 'number' ? d.line : r, ...(typeof d.sheet === 'string' ? { sheet: d.sheet } : {}), id: d.id };
     const i = p.intents.get(r);
     if (status === 'created' || d.own === true) {
       effects.push({ kind: 'created', ...base, w: typeof d.w === 'string' ? d.w : undefined });

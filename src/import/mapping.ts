@@ -1,11 +1,13 @@
 /**
  * Column names to contact fields, for the import: each header read by the names of real exports
- * (src/source/headers.ts). Several columns may hold a phone: mobile ones are preferred, then the
- * first non-empty. `--map` overrides all of it.
+ * (src/source/headers.ts). Several columns may hold a phone or an e-mail: each is kept with the
+ * type its export gives it (column-types.ts), and the one sent is chosen row by row by type
+ * (choice.ts). `--map` overrides all of it.
  */
 import { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
 import { UsageError } from '../errors.js';
 import { fieldOfHeader, type HeaderTarget, normalizeHeader } from '../source/headers.js';
+import { type EmailType, emailTypeOfName, numberedColumn, type PhoneType, phoneTypeOfName, vcardColumn } from './column-types.js';
 
 export const FIELDS = CONTACT_FIELDS;
 export type Field = ContactField;
@@ -17,9 +19,6 @@ const BLOCK_COUNTRY = new Set(['country', 'countryregion', 'countryorregion', 'c
 
 /** Name columns that give way to a later, plainer one (Copper's Lead Name is the person, Close's is the company). */
 const WEAK_NAME = new Set(['leadname']);
-
-/** Phone columns whose name says mobile: preferred when a row has several phones. */
-const MOBILE = new Set(['phonemobile', 'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cellno', 'cellnumber', 'cell', 'cellphone', 'cellular', 'mobilephonenumber', 'portable', 'handy']);
 
 /** The address fields, which come from one block of columns at a time. */
 export type AddressField = 'address' | 'city' | 'state' | 'zipCode';
@@ -48,17 +47,30 @@ export interface AddressBlock {
   parts: Array<{ index: number; part: BlockPart }>;
 }
 
+/**
+ * A column that may hold a row's phone or e-mail: its type by its name, or — Google's `Phone 2 -
+ * Value` — the column holding its type (`Phone 2 - Type`/`- Label`) row by row.
+ */
+export interface ContactColumn<T> {
+  index: number;
+  name: string;
+  type: T;
+  typeIndex?: number;
+}
+
 export interface Mapping {
-  /** Column index → field, for every mapped column except phones and address columns. */
-  columns: Array<{ index: number; target: Exclude<Target, 'phone' | 'country' | AddressField> }>;
+  /** Column index → field, for every mapped column except phones, e-mails and address columns. */
+  columns: Array<{ index: number; target: Exclude<Target, 'phone' | 'email' | 'country' | AddressField> }>;
   /**
    * Address blocks in the order their first column appears; the first with a non-empty cell gives
    * street, city, region and postcode together (never a city of one block with the street of another).
    * Address columns outside any prefix (`Street`, `City`, `Zip`) form a block of their own.
    */
   addresses: AddressBlock[];
-  /** Phone columns in order of preference. */
-  phones: number[];
+  /** Phone columns, in the file's order (a row's phone is chosen among them by type: choice.ts). */
+  phones: ContactColumn<PhoneType>[];
+  /** E-mail columns, in the file's order. */
+  emails: ContactColumn<EmailType>[];
   /** Phone columns of an address block's owner (Outlook's `Business Phone` → business): index → block. */
   phoneBlocks: Map<number, string>;
   /**
@@ -93,7 +105,7 @@ export function parseMaps(maps: string[]): Map<string, Target | null> {
 }
 
 export function buildMapping(header: string[], maps: Map<string, Target | null>): Mapping {
-  const mapping: Mapping = { columns: [], addresses: [], phones: [], phoneBlocks: new Map(), countries: [], unknown: [], describe: [] };
+  const mapping: Mapping = { columns: [], addresses: [], phones: [], emails: [], phoneBlocks: new Map(), countries: [], unknown: [], describe: [] };
   const blocks = new Map<string, AddressBlock & { taken: Set<BlockPart> }>();
   // Headers repeated in one block (two `Home Street` columns) are reported, not merged.
   const addToBlock = (blockName: string, name: string, index: number, part: BlockPart) => {
@@ -109,8 +121,14 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
   };
   const taken = new Set<Target>();
   const seen = new Set<string>();
-  const mobiles: number[] = [];
-  const others: number[] = [];
+  /** Google's type columns, by kind and number: `Phone 2 - Type` → its index. */
+  const typeColumns = { phone: new Map<number, number>(), email: new Map<number, number>() };
+  const numbered = new Map<ContactColumn<unknown>, { kind: 'phone' | 'email'; n: number }>();
+  const addPhone = (c: ContactColumn<PhoneType>) => {
+    mapping.phones.push(c);
+    const owner = BLOCK_PREFIX.exec(normalizeHeader(c.name))?.[1];
+    if (owner !== undefined) mapping.phoneBlocks.set(c.index, owner);
+  };
   header.forEach((name, index) => {
     const norm = normalizeHeader(name);
     if (norm === '' || seen.has(norm)) {
@@ -120,6 +138,25 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
     seen.add(norm);
     const override = maps.get(norm);
     if (override === undefined) {
+      const vcard = vcardColumn(name);
+      if (vcard?.kind === 'phone') return void (addPhone({ index, name, type: vcard.type }), mapping.describe.push(`${name} → phone (${vcard.type})`));
+      if (vcard?.kind === 'email') return void (mapping.emails.push({ index, name, type: vcard.type }), mapping.describe.push(`${name} → email (${vcard.type})`));
+      const pair = numberedColumn(name);
+      if (pair?.part === 'type') return void typeColumns[pair.kind].set(pair.n, index);
+      if (pair?.kind === 'phone') {
+        const c: ContactColumn<PhoneType> = { index, name, type: 'other' };
+        numbered.set(c, pair);
+        return void (addPhone(c), mapping.describe.push(`${name} → phone`));
+      }
+      if (pair?.kind === 'email') {
+        const c: ContactColumn<EmailType> = { index, name, type: 'other' };
+        numbered.set(c, pair);
+        return void (mapping.emails.push(c), mapping.describe.push(`${name} → email`));
+      }
+      const phoneType = phoneTypeOfName(name);
+      if (phoneType !== undefined) return void (addPhone({ index, name, type: phoneType }), mapping.describe.push(`${name} → phone (${phoneType})`));
+      const emailType = emailTypeOfName(name);
+      if (emailType !== undefined) return void (mapping.emails.push({ index, name, type: emailType }), mapping.describe.push(`${name} → email${emailType === 'plain' ? '' : ` (${emailType})`}`));
       const prefixed = BLOCK_PREFIX.exec(norm);
       if (prefixed && BLOCK_COUNTRY.has(prefixed[2] as string)) {
         mapping.countries.push({ index, block: prefixed[1] as string, name });
@@ -139,10 +176,14 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     if (target === 'phone') {
-      (override === undefined && !MOBILE.has(norm) ? others : mobiles).push(index);
-      const owner = BLOCK_PREFIX.exec(norm)?.[1];
-      if (owner !== undefined) mapping.phoneBlocks.set(index, owner);
+      // A name the type table does not know is a phone of no particular place; --map's comes first.
+      addPhone({ index, name, type: override !== undefined ? 'mapped' : 'main' });
       mapping.describe.push(`${name} → phone`);
+      return;
+    }
+    if (target === 'email') {
+      mapping.emails.push({ index, name, type: override !== undefined ? 'mapped' : 'plain' });
+      mapping.describe.push(`${name} → email`);
       return;
     }
     // The first column for a field wins (Google exports have "E-mail 1 - Value" and "E-mail 2 - Value").
@@ -158,10 +199,14 @@ export function buildMapping(header: string[], maps: Map<string, Target | null>)
       return;
     }
     taken.add(target);
-    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | 'country' | AddressField> });
+    mapping.columns.push({ index, target: target as Exclude<Target, 'phone' | 'email' | 'country' | AddressField> });
     mapping.describe.push(`${name} → ${target}`);
   });
-  mapping.phones = [...mobiles, ...others];
+  // Google's values take their type from their type column, row by row (a value without one is of no place).
+  for (const [c, { kind, n }] of numbered) {
+    const at = typeColumns[kind].get(n);
+    if (at !== undefined) c.typeIndex = at;
+  }
   mapping.addresses = [...blocks.values()].map(({ name, parts }) => ({ name, parts }));
   for (const m of maps.keys()) {
     if (!seen.has(m)) throw new UsageError(`--map names a column that is not in the file: "${m}"`, `columns: ${header.join(', ')}`);

@@ -20,10 +20,11 @@ import { encodePhoneResult, toE164 } from '../phone/e164.js';
 import type { Row } from '../source/open.js';
 
 export interface PhoneThreadOptions {
-  /** The phone text of a row's cells (validate.ts `phoneTextOf`), undefined when it has none. */
-  phoneText: (cells: string[]) => string | undefined;
-  /** The region a row's phone is read with (its country column's, else the default: row-country.ts). */
-  regionOf: (cells: string[]) => string | undefined;
+  /**
+   * The phone a row is matched on first and the region it is read with (validate.ts
+   * `preferredPhone`: its country column's, else the default); undefined when it has none.
+   */
+  phone: (cells: string[]) => { text: string; region: string | undefined } | undefined;
   /** Worker threads (0: none, every phone is parsed in this thread). */
   workers: number;
   /** Rows read before the workers start. */
@@ -171,11 +172,11 @@ export async function* withPhonesOffThread(source: AsyncIterable<Row>, o: PhoneT
       }
       if (!next.done) {
         const row: PreparedRow = next.value;
-        const text = o.phoneText(row.cells);
-        if (text !== undefined) {
+        const phone = o.phone(row.cells);
+        if (phone !== undefined) {
           at.push(rows.length);
-          texts.push(text);
-          regions.push(o.regionOf(row.cells) ?? '');
+          texts.push(phone.text);
+          regions.push(phone.region ?? '');
         }
         rows.push(row);
         if (rows.length < size) continue;

@@ -80,7 +80,7 @@ export class ChangesFile {
     this.cell = writing.csvRaw ? (t) => t : guardCell;
   }
 
-  add(line: number, id: string, changes: FieldChange[]): void {
+  add(line: number | string, id: string, changes: FieldChange[]): void {
     if (changes.length === 0) return;
     if (this.file === undefined) {
       try {

@@ -53,13 +53,16 @@ export class RowCountries {
     return this.mapping.countries.length > 0;
   }
 
-  /** The region of a row (see above); counts nothing. */
-  of(cells: string[]): RowRegion {
+  /**
+   * The region of a row (see above), for the phone in column `phoneAt` (else its first phone
+   * column that holds one); counts nothing.
+   */
+  of(cells: string[], phoneAt?: number): RowRegion {
     const m = this.mapping;
     if (m.countries.length === 0) return { region: this.fallback, fromFile: false };
     const cell = (c: { index: number }) => firstValue(cells[c.index] ?? '');
     const filled = (block: string) => m.countries.find((c) => c.block === block && !isBlankCountry(cell(c)));
-    const phoneAt = m.phones.find((i) => firstValue(cells[i] ?? '') !== '');
+    phoneAt ??= m.phones.find((c) => firstValue(cells[c.index] ?? '') !== '')?.index;
     const phoneBlock = phoneAt === undefined ? undefined : m.phoneBlocks.get(phoneAt);
     let chosen = phoneBlock === undefined ? undefined : filled(phoneBlock);
     if (!chosen) {

@@ -24,10 +24,11 @@ import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
-import { type EncodingName, openSource, type Source } from '../source/open.js';
-import { type Summary, summaryLines } from './summary.js';
+import { type EncodingName, lineName, openSource, type Row, type Source } from '../source/open.js';
+import { choiceCounts, type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
-import { checkRow, type CheckOptions, type ContactBody, phoneTextOf } from './validate.js';
+import { checkRow, type CheckOptions, type ContactBody, preferredPhone } from './validate.js';
+import { PhoneTally } from './choice.js';
 import { RowCountries } from './row-country.js';
 
 export interface ImportOptions {
@@ -39,6 +40,8 @@ export interface ImportOptions {
   resume: boolean;
   restart: boolean;
   allowNoPhone: boolean;
+  /** A row's phones besides the one sent go into its notes. */
+  keepOtherPhones: boolean;
   encoding?: EncodingName;
   delimiter?: string;
   /** List the contacts first and report each row as new or matching (always in a dry run with a key). */
@@ -98,7 +101,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     throw new UsageError(
       `no phone column among: ${source.header.join(', ')}`,
       below
-        ? `the first non-empty row is the header; line ${below.line} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
+        ? `the first non-empty row is the header; line ${lineName(below)} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
         : 'name it with --map "<column>=phone", or import without phones with --allow-no-phone',
     );
   }
@@ -106,7 +109,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
   for (const note of source.notes) ctx.log.warn(note);
 
-  const job = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) }, {
+  const job = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, ...(o.keepOtherPhones ? { keepOtherPhones: true } : {}), encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) }, {
     options: recordedOptions(o, region, ctx.deps.cwd),
     ...(preview ? { files: { changes: changesPath } } : {}),
     client,
@@ -120,7 +123,9 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
   const countries = new RowCountries(mapping, region);
-  const plan = importPlan(client, mapping, { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length, countries }, {
+  const tally = new PhoneTally();
+  const checks: CheckOptions = { region, allowNoPhone: o.allowNoPhone, headerLength: source.header.length, countries, keepOtherPhones: o.keepOtherPhones };
+  const plan = importPlan(client, mapping, checks, tally, {
     existing,
     skipExisting: o.existing === 'skip',
     onAccepted: async (row, item) => {
@@ -129,7 +134,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
         if (match) {
           preCounts.matches += 1;
           const changed = changesOf(match, item.body);
-          changes.add(row.line, match.id, changed);
+          changes.add(lineName(row), match.id, changed);
           undo.read(row, match, changed);
         } else {
           preCounts.new += 1;
@@ -145,8 +150,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // on its phones, and keeps reading in one thread.
   const workers = o.dryRun ? phoneWorkers(envValue(ctx.deps.env, 'CALLCTL_PHONE_WORKERS')) : 0;
   if (o.dryRun) keepHeapSmall();
-  const regionOfRow = countries.any ? (cells: string[]) => countries.of(cells).region : () => region;
-  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phoneText: (cells) => phoneTextOf(cells, mapping), regionOf: regionOfRow, workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
+  const rows = workers > 0 ? withPhonesOffThread(source.rows, { phone: (cells) => preferredPhone(cells, mapping, checks), workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
   changes.close();
@@ -166,6 +170,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
     ...(countries.any ? { countryFromFile: countries.fromFile, countryUnread: countries.unread } : {}),
+    ...choiceCounts(mapping, tally, o.keepOtherPhones),
   };
   if (countries.unread > 0) {
     const values = [...countries.unreadValues].map((v) => JSON.stringify(v)).join(', ');
@@ -182,7 +187,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
  * A header that maps no phone: whether one of the next rows would (a title, a date or a blank-looking
  * row above the real header, as exports and reports put there). Read only to word the refusal.
  */
-async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<{ line: number; cells: string[] } | undefined> {
+async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<Row | undefined> {
   let n = 0;
   for await (const row of source.rows) {
     if (row.refused === undefined && buildMapping(row.cells.map((c) => c.trim()), maps).phones.length > 0) return row;
@@ -224,6 +229,7 @@ function importPlan(
   client: ApiClient | undefined,
   mapping: Mapping,
   check: CheckOptions,
+  tally: PhoneTally,
   o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void>; onAnswer: (row: BulkRow, item: Item, answer: Answer) => void },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
@@ -238,6 +244,8 @@ function importPlan(
       const checked = checkRow(row.cells, mapping, check, row.prepared === undefined ? undefined : decodePhoneResult(row.prepared as string));
       if (checked.where) check.countries?.count(checked.where);
       if (!checked.ok) return { reject: checked.reason };
+      if (checked.phone) tally.phone(checked.phone.column, checked.phone.insteadOf, checked.phone.others);
+      if (checked.email) tally.email(checked.email.column, checked.email.insteadOf);
       const item = { body: checked.body, e164: checked.e164 };
       if (checked.e164 === undefined) return { send: item };
       if (o.skipExisting && o.existing?.get(checked.e164)) return { done: 'existing' };

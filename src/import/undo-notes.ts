@@ -48,7 +48,7 @@ export class UndoNotes {
     if (typeof c.id !== 'string' && typeof c.id !== 'number') return;
     const id = String(c.id);
     const stored = storedFields(c, body);
-    const base = { id, line: row.line };
+    const base = { id, line: row.line, ...(row.sheet !== undefined ? { sheet: row.sheet } : {}) };
     if (answer.status === 201) return this.journal.note(row.n, { ...base, w: contactDigest(stored) });
     if (intent?.new !== undefined) {
       // The listing had no one with this phone, yet the service matched: our own earlier attempt
@@ -76,6 +76,7 @@ export function recordedOptions(o: ImportOptions, region: string | undefined, cw
     ...(o.checkExisting ? { checkExisting: true } : {}),
     existing: o.existing,
     ...(o.allowNoPhone ? { allowNoPhone: true } : {}),
+    ...(o.keepOtherPhones ? { keepOtherPhones: true } : {}),
     ...(o.rejects !== undefined ? { rejects: resolve(cwd, o.rejects) } : {}),
     ...(o.dryRun ? { dryRun: true } : {}),
   };

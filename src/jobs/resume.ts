@@ -62,6 +62,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
         file: job.file,
         map: strings(o.map),
         allowNoPhone: o.allowNoPhone === true,
+        keepOtherPhones: o.keepOtherPhones === true,
         checkExisting: o.checkExisting === true,
         existing,
         ...(str(o.country) ? { country: str(o.country) as string } : {}),

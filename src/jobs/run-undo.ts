@@ -18,6 +18,7 @@ import { createListWriter } from '../output/writers.js';
 import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
+import { lineName } from '../source/open.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {
@@ -164,13 +165,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     erasingBefore: earlier.erasing,
     now: ctx.deps.now,
     onKept(e, what) {
-      if (named.shown++ < 20) ctx.log.warn(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${e.line}): ${what}`);
+      if (named.shown++ < 20) ctx.log.warn(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${lineName(e)}): ${what}`);
     },
   });
   let result;
   try {
     const rows = (async function* () {
-      for (const e of effects) yield { cells: [String(e.line), e.id], line: e.line };
+      for (const e of effects) yield { cells: [lineName(e), e.id], line: e.line, sheet: e.sheet };
     })();
     const source = { header: ['line', 'id'], rows, bytesRead: () => 0, size: undefined, delimiter: ',', encoding: 'utf8' };
     result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency });
@@ -242,7 +243,7 @@ async function printPlan(ctx: Context, items: Effect[]): Promise<void> {
   );
   await writer.write(
     items.map((e) => ({
-      line: e.line,
+      line: lineName(e),
       id: e.id,
       action: e.kind === 'created' ? 'erase (created by the import)' : e.kind === 'changed' ? 'restore earlier values' : 'nothing (not read before: cannot restore)',
       fields: e.kind === 'changed' ? Object.keys(e.fields).join(', ') : '',

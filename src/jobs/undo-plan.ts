@@ -19,6 +19,7 @@ import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
 import { contactDigest, type Effect, fieldDigest, sameValue } from '../import/effects.js';
+import { lineName } from '../source/open.js';
 
 /**
  * What the undo did to one contact, and the row's ending: `partly` is a contact given some fields
@@ -27,7 +28,8 @@ import { contactDigest, type Effect, fieldDigest, sameValue } from '../import/ef
 export type Did = 'erased' | 'restored' | 'partly' | 'kept' | 'gone' | 'cannotRestore' | 'earlier';
 
 export interface Receipt {
-  item: number;
+  /** The import's line: a number, or a workbook's `Leads!12`. */
+  item: number | string;
   id: string;
   did: Exclude<Did, 'earlier' | 'partly'>;
   /** Fields given their earlier values back. */
@@ -119,7 +121,7 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
   const tally: UndoTally = { keptFields: 0 };
   const at = () => new Date(o.now()).toISOString();
   const receipt = (e: Effect, did: Receipt['did'], extra: Partial<Receipt> = {}) => {
-    if (!o.dryRun) o.receipts?.add({ item: e.line, id: e.id, did, ...extra, at: at() });
+    if (!o.dryRun) o.receipts?.add({ item: e.sheet === undefined ? e.line : lineName(e), id: e.id, did, ...extra, at: at() });
   };
   const intendedErase = (row: number, id: string) => o.erasingBefore.has(id) || o.earlier?.intents.get(row)?.act === 'erase';
 

@@ -27,8 +27,12 @@ export function normalizeHeader(h: string): string {
  *   Phone, Other Phone, Categories, Notes, Business/Home/Other Street/City/State/Postal Code.
  * - Apple Contacts' CSV import/export labels: first, last, note, phone (home|work|mobile),
  *   email (home|work), address (home|work) street/city/state/zip.
- * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, Street
- *   Address, City, State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
+ * - HubSpot: First name, Last name, Email address, Phone number, Mobile phone number, WhatsApp
+ *   Phone Number, Private e-mail address, Additional email addresses, Street Address, City,
+ *   State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
+ * - Thunderbird and Atmail (roundcube's csv2vcard maps): Primary/Secondary Email, Mobile Number,
+ *   Home Mobile, Work Mobile; a vCard converted to CSV: FN (its fax, pager and typed columns:
+ *   src/import/column-types.ts).
  * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
  *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
  *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
@@ -42,16 +46,18 @@ export function normalizeHeader(h: string): string {
 const ALIASES: Record<HeaderTarget, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
   lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
-  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact'],
+  fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact', 'fn'],
   email: [
     'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',
     'personalemail', 'mail', 'secondaryemail', 'personemail', 'contactemail', 'emailhome', 'emailwork', 'emailother',
+    'homeemail', 'businessemail', 'otheremail', 'privateemail', 'privateemailaddress', 'additionalemailaddresses',
   ],
   phone: [
     'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile',
     'phone', 'contactnumber', 'contactno', 'phoneno', 'telno', 'telephonenumber', 'telephoneno',
     'phonenumber', 'phone1value', 'telephone', 'téléphone', 'telefon', 'telefono', 'tel', 'portable', 'handy', 'primaryphone', 'businessphone', 'workphone', 'homephone', 'phone2value', 'phone3value', 'otherphone', 'businessphone2', 'homephone2', 'companymainphone', 'landline', 'number',
     'personphone', 'contactphone', 'phonehome', 'phonework', 'phonemain', 'phoneother',
+    'homemobile', 'workmobile', 'businessmobile', 'whatsapp', 'whatsappnumber', 'whatsappphonenumber', 'privatephone', 'officephone', 'mainphone',
   ],
   address: ['address', 'street', 'streetaddress', 'addressline1', 'address1', 'adresse', 'direccion', 'dirección', 'strasse', 'straße'],
   city: ['city', 'town', 'ville', 'stadt', 'ort', 'ciudad', 'locality'],

@@ -19,7 +19,8 @@ import { unguardCell } from '../output/csv-guard.js';
 import { cheaperRecordInfo, lineEnds, openedOn, recordsOf } from './csv-records.js';
 import { Decode, detectFileEncoding, type EncodingName, guessedNote } from './encoding.js';
 import { CUT_MARK, MAX_RECORD, RecordWatch } from './long-records.js';
-import { headOf, isZip, openWorkbook } from './xlsx.js';
+import { cfbOnStream, fileKind, isCfb } from './file-kind.js';
+import { openWorkbook } from './workbook.js';
 import type { InStream } from '../deps.js';
 
 export { recordsOf } from './csv-records.js';
@@ -27,8 +28,10 @@ export type { EncodingName } from './encoding.js';
 
 export interface Row {
   cells: string[];
-  /** Line of the file where the row starts (1-based). */
+  /** Line of the file where the row starts (1-based); in a workbook, the row's number in its sheet. */
   line: number;
+  /** A workbook's row: the sheet it is on (its line is named `Sheet!12`, lineName). */
+  sheet?: string;
   /** Why the row was refused before any check (longer than 1 MB: its cells were not kept). */
   refused?: string;
 }
@@ -54,6 +57,16 @@ export interface Source {
   sheetColumn?: number;
 }
 
+/**
+ * A row's line as callctl names it in every message and file: a CSV's line number (`12`), a
+ * workbook's row with its sheet, as a spreadsheet writes a reference (`Leads!12`, `'March leads'!4`).
+ */
+export function lineName(row: { line: number; sheet?: string | undefined }): string {
+  if (row.sheet === undefined) return String(row.line);
+  const plain = /^[\p{L}_][\p{L}\p{N}_.]*$/u.test(row.sheet) && !/^[A-Za-z]{1,3}\d+$/.test(row.sheet);
+  return `${plain ? row.sheet : `'${row.sheet.replace(/'/g, "''")}'`}!${row.line}`;
+}
+
 /** The delimiter that splits the header line into the most fields, outside quotes. */
 export function sniffDelimiter(headerLine: string): string {
   let best = ',';
@@ -76,7 +89,7 @@ export interface SourceOptions {
   cwdResolve: (p: string) => string;
   encoding?: EncodingName;
   delimiter?: string;
-  /** For an `.xlsx` workbook: the worksheet to read (default the first), or `all`. */
+  /** For a workbook (`.xlsx`, `.ods`): the worksheet to read (default the first), or `all`. */
   sheet?: string;
   /** With `--sheet all`: whether a sheet's header maps, or why not. */
   accepts?: (header: string[]) => true | string;
@@ -115,17 +128,29 @@ function lineBreakAt(text: string, from: number): number {
   return re.exec(text)?.index ?? -1;
 }
 
-/** Opens the source (a CSV, or an `.xlsx` workbook told by its content) and reads its header row. */
+/**
+ * Opens the source (a CSV, or a workbook told by its content: file-kind.ts, which also refuses the
+ * formats not read) and reads its header row.
+ */
 export async function openSource(o: SourceOptions): Promise<Source> {
   const { stream, size, counter, streamed } = openBytes(o);
   const shown = o.path === '-' ? 'stdin' : o.path;
-  if (!streamed && isZip(headOf(o.cwdResolve(o.path)))) {
-    stream.destroy();
-    return openWorkbook({ path: o.cwdResolve(o.path), ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.accepts ? { accepts: o.accepts } : {}) });
+  if (!streamed) {
+    let kind: ReturnType<typeof fileKind>;
+    try {
+      kind = fileKind(o.cwdResolve(o.path), shown);
+    } catch (err) {
+      stream.destroy();
+      throw err;
+    }
+    if (kind.kind !== 'text') {
+      stream.destroy();
+      return openWorkbook({ path: o.cwdResolve(o.path), shown, kind, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.accepts ? { accepts: o.accepts } : {}) });
+    }
   }
   if (o.sheet !== undefined) {
     stream.destroy();
-    throw new UsageError(`--sheet is for an Excel workbook (.xlsx); ${shown} is not one`);
+    throw new UsageError(`--sheet is for a workbook (.xlsx, .ods); ${shown} is not one`);
   }
   const notes: string[] = [];
   let encoding = o.encoding;
@@ -143,6 +168,9 @@ export async function openSource(o: SourceOptions): Promise<Source> {
     }
   }
   const decode = new Decode(encoding, streamed, () => notes.push(guessedNote(shown)));
+  // A stream's first bytes, to name an old Office file read from it (a file is told by fileKind).
+  let firstBytes: Buffer = Buffer.alloc(0);
+  if (streamed) stream.once('data', (c: Buffer) => (firstBytes = Buffer.from(c.subarray(0, 8))));
   stream.on('error', (err: NodeJS.ErrnoException) => decode.destroy(new UsageError(`cannot read ${o.path}: ${err.code ?? err.message}`)));
   stream.pipe(decode);
   const close = () => {
@@ -159,6 +187,7 @@ export async function openSource(o: SourceOptions): Promise<Source> {
   let firstLine: string | undefined;
   const binary = () => {
     close();
+    if (streamed && isCfb(firstBytes)) return cfbOnStream(shown);
     const hint = `${streamed ? `an .xlsx workbook is read from a file, not ${o.path === '-' ? 'stdin' : 'a pipe'}; otherwise ` : ''}export the sheet as CSV, or give --encoding for UTF-16 text`;
     return new RuntimeError('binary_file', `${shown} looks binary, not a CSV file`, hint);
   };

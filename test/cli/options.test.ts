@@ -66,7 +66,7 @@ test('usage errors of the typed options: exit 2 and one line, before any code of
 
 test('the typed options each verb receives', () => {
   assert.deepEqual(importOptions(['leads.csv'], { map: ['Cell=phone'], dryRun: true, existing: 'skip', country: 'GB', sheet: 'March' }), {
-    file: 'leads.csv', map: ['Cell=phone'], dryRun: true, resume: false, restart: false, allowNoPhone: false, checkExisting: false, existing: 'skip', country: 'GB', sheet: 'March',
+    file: 'leads.csv', map: ['Cell=phone'], dryRun: true, resume: false, restart: false, allowNoPhone: false, keepOtherPhones: false, checkExisting: false, existing: 'skip', country: 'GB', sheet: 'March',
   });
   assert.deepEqual(outcomeOptions(['call_1', 'booked_job'], { value: 250, currency: 'usd' }), { kind: 'one', callId: 'call_1', outcome: 'booked_job', value: 250, currency: 'usd' });
   assert.deepEqual(outcomeOptions([], { from: 'o.csv', resume: true, currency: 'EUR' }), { kind: 'file', file: 'o.csv', map: [], dryRun: false, resume: true, restart: false, currency: 'EUR' });

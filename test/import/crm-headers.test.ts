@@ -12,7 +12,8 @@ function fieldsOf(header: string[]): Record<string, string> {
   const m = buildMapping(header, new Map());
   const out: Record<string, string> = {};
   for (const c of m.columns) out[header[c.index] as string] = c.target;
-  for (const i of m.phones) out[header[i] as string] = 'phone';
+  for (const c of m.phones) out[c.name] = 'phone';
+  for (const c of m.emails) out[c.name] = 'email';
   for (const b of m.addresses) for (const p of b.parts) out[header[p.index] as string] = p.part;
   return out;
 }
@@ -39,10 +40,10 @@ test('HubSpot, Zoho, Pipedrive, Copper, Apple and Outlook headers', () => {
   // Zoho contacts' second block, Outlook's extra street lines.
   const zoho = buildMapping(['Mailing Street', 'Mailing Zip', 'Other Street', 'Other Zip'], new Map());
   assert.deepEqual(zoho.addresses.map((b) => b.name), ['mailing', 'other']);
-  // Mobile columns come first whatever their place.
+  // Each phone column with its type (a row's phone is chosen by it: mobile first), every e-mail column kept.
   const outlook = buildMapping(['Business Phone', 'Home Phone', 'Mobile Phone', 'E-mail Address', 'E-mail 2 Address'], new Map());
-  assert.deepEqual(outlook.phones, [2, 0, 1]);
-  assert.ok(outlook.unknown.includes('E-mail 2 Address (a second email column)'));
+  assert.deepEqual(outlook.phones.map((c) => [c.name, c.type]), [['Business Phone', 'work'], ['Home Phone', 'home'], ['Mobile Phone', 'mobile']]);
+  assert.deepEqual(outlook.emails.map((c) => c.name), ['E-mail Address', 'E-mail 2 Address']);
 });
 
 test('a Salesforce contact report: Mailing block whole, mobile preferred, description as notes', async (t) => {

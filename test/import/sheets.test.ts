@@ -47,8 +47,8 @@ test('--sheet all: every sheet whose header maps, duplicates across sheets, each
   const rejects = parse(readFileSync(`${file}.rejects.csv`, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   assert.deepEqual(Object.keys(rejects[0]!), ['First Name', 'Last Name', 'Mobile', 'Email', 'Referred By', 'Name', 'Phone Number', 'sheet', 'error', 'line']);
   assert.deepEqual(rejects.map((x) => [x.sheet, x.line, x.error]), [
-    ['Leads', '4', 'phone "12345" is not a valid number for GB'],
-    ['Referrals', '4', 'duplicate: phone +447400700001 is on an earlier row of this file'],
+    ['Leads', 'Leads!4', 'phone "12345" is not a valid number for GB'],
+    ['Referrals', 'Referrals!4', 'duplicate: phone +447400700001 is on an earlier row of this file'],
   ]);
   assert.equal(rejects[1]!.Name, 'Ada Again', 'a row keeps its own cells under its own headers');
 });

@@ -2,11 +2,21 @@
 // whole, whatever its length or script, in any order, and the file is gone after close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { DiskStrings } from '../../src/source/disk-strings.js';
 
-test('shared strings on disk: each text back as it was added, in any order; the file removed on close', () => {
+test('shared strings on disk: each text back as it was added, in any order; the file removed on close', (ctx) => {
+  // A temporary folder of the test's own: other test files read workbooks (and make such files) meanwhile.
+  const own = mkdtempSync(join(tmpdir(), 'callctl-test-strings-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = own;
+  ctx.after(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(own, { recursive: true, force: true });
+  });
   const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('callctl-strings-')));
   const t = new DiskStrings();
   const texts: string[] = [];

@@ -140,9 +140,10 @@ async function optionValues(opt: Option, values: Record<string, string>, env: En
 async function sheets(file: string): Promise<Candidate[]> {
   const path = file.startsWith('~/') ? join(homedir(), file.slice(2)) : file;
   try {
-    const { headOf, isZip, sheetsOf } = await import('../../source/xlsx-zip.js');
-    if (!isZip(headOf(path))) return [];
-    return [...sheetsOf(path).map((s) => ({ value: s.name })), { value: 'all', description: 'every sheet whose header maps' }];
+    const { sheetNames } = await import('../../source/workbook.js');
+    const names = await sheetNames(path);
+    if (names === undefined) return [];
+    return [...names.map((value) => ({ value })), { value: 'all', description: 'every sheet whose header maps' }];
   } catch {
     // No such file (yet), or not a workbook: nothing to offer.
     return [];

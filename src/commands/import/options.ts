@@ -10,6 +10,7 @@ export function importOptions(args: string[], opts: Record<string, unknown>): Im
     map: strings(opts.map),
     ...fileJobValues(opts),
     allowNoPhone: opts.allowNoPhone === true,
+    keepOtherPhones: opts.keepOtherPhones === true,
     checkExisting: opts.checkExisting === true,
     existing: opts.existing === 'skip' ? 'skip' : 'merge',
   };
