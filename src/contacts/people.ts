@@ -7,7 +7,9 @@
  * without case or accents. The API shows no search: these read every page of contacts, once.
  */
 import { allContacts, type ListedContact } from '../api/contacts.js';
+import { RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
+import { INCOMPLETE } from '../http/paginate.js';
 import { toE164 } from '../phone/e164.js';
 import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
 import { emailKey, emailKeys, emailLook } from './email.js';
@@ -89,8 +91,10 @@ export const LISTINGS = 3;
  * while the pages are read moves every later one a place up, and the first of the next page is
  * never seen. When the envelope's total moves during a reading, the contacts are read again (up to
  * LISTINGS times in all) and those not yet seen are yielded, each id once; `changed` is told when
- * they never held still. A change that leaves the total as it was (one erased, one created) is not
- * seen; a service that gives no total is read once.
+ * they never held still. A reading whose pages end before the total it counts (`incomplete_list`,
+ * src/http/paginate.ts) is taken for the same: read again, and after LISTINGS readings the error
+ * stands — a list that cannot be shown complete is never taken for the whole. A change that leaves
+ * the total as it was (one erased, one created) is not seen; a service that gives no total is read once.
  */
 export async function* everyContact(
   client: ApiClient,
@@ -100,13 +104,18 @@ export async function* everyContact(
   const seen = o.whole ? new Set<string>() : undefined;
   for (let reading = 1; ; reading++) {
     const totals = new Set<number>();
-    for await (const page of allContacts(client, seen ? (env) => env.total !== undefined && totals.add(env.total) : undefined)) {
-      for (const raw of page) {
-        const stored = storedContact(raw, region);
-        if (!stored || seen?.has(stored.id)) continue;
-        seen?.add(stored.id);
-        yield { stored, raw };
+    try {
+      for await (const page of allContacts(client, seen ? (env) => env.total !== undefined && totals.add(env.total) : undefined)) {
+        for (const raw of page) {
+          const stored = storedContact(raw, region);
+          if (!stored || seen?.has(stored.id)) continue;
+          seen?.add(stored.id);
+          yield { stored, raw };
+        }
       }
+    } catch (err) {
+      if (seen === undefined || reading >= LISTINGS || !(err instanceof RuntimeError) || err.code !== INCOMPLETE) throw err;
+      continue;
     }
     if (seen === undefined || totals.size <= 1) return;
     if (reading >= LISTINGS) {
@@ -128,10 +137,16 @@ export class PeopleIndex {
   private readonly byLook = new Map<string, StoredContact[]>();
   private readonly byId = new Map<string, StoredContact>();
   listed = 0;
+  /** The contacts never held still while read: a contact may be missing, so finding no one proves nothing. */
+  unsettled = false;
 
   static async load(client: ApiClient, region: string | undefined, warn: (line: string) => void): Promise<PeopleIndex> {
     const index = new PeopleIndex();
-    for await (const { stored } of everyContact(client, region, { whole: true, changed: (n) => warn(changedWhileRead(n)) })) index.add(stored);
+    const changed = (n: number) => {
+      index.unsettled = true;
+      warn(changedWhileRead(n));
+    };
+    for await (const { stored } of everyContact(client, region, { whole: true, changed })) index.add(stored);
     return index;
   }
 

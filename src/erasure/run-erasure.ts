@@ -123,7 +123,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     client,
   });
   receipts.open();
-  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned });
+  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned }, { unsettled: index?.unsettled === true });
   let result;
   let search: LocalSearch | undefined;
   try {
