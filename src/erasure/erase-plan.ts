@@ -86,6 +86,7 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
     check(row) {
       const r = resolutionOf(row.n);
       if (r.contacts.length > 0) return { send: r };
+      if (r.near !== undefined) return { reject: `found no one with this number as given; ${r.near.length === 1 ? `contact ${r.near[0]} has it` : `contacts ${r.near.join(', ')} have it`} with an extension where the other has none: not erased, not recorded as found 0 (a person decides: erase by id)` };
       const listed = (r.request.numbers?.length ?? 0) > 0 || (r.request.emails?.length ?? 0) > 0;
       if (listing.unsettled && listed) return { reject: 'found no one in a listing that changed while it was read: not recorded as found 0 (run it again when the contacts are not changing)' };
       return { done: 'notFound' };

@@ -23,6 +23,7 @@ import { buildMapping, type Mapping, parseMaps, type Target } from './mapping.js
 import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
+import { unreadableLine } from '../contacts/people.js';
 import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
 import { type EncodingName, openSource, type Source } from '../source/open.js';
 import { type Summary, summaryLines } from './summary.js';
@@ -115,6 +116,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
+  const unread = existing ? unreadableLine(existing.unreadable) : undefined;
+  if (unread !== undefined) ctx.log.warn(`${unread}; a row with one of their numbers shows as new`);
   const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
   const undo = new UndoNotes(journal, earlier, job.abandoned);
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
