@@ -8,7 +8,7 @@
  * connection dropped).
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './scripted-server.js';
 
 export type Stored = Record<string, unknown> & { id: string };
 
@@ -72,12 +72,7 @@ export async function accountsService(
       return send(200, account.contacts[at]);
     });
   });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise((done) => server.close(() => done(undefined)));
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(t, server);
   return {
     baseUrl: `http://127.0.0.1:${port}/api/v1`,
     contacts: (key) => accounts.get(key)?.contacts ?? [],

@@ -14,7 +14,7 @@
  * Lists: contacts and calls, made per run by `data(run)`; GET, POST and DELETE of a contact by id.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './scripted-server.js';
 
 export type Form = 'echo' | 'hasMore' | 'total' | 'bare' | 'askedOffset';
 export const FORMS: Form[] = ['echo', 'hasMore', 'total', 'bare'];
@@ -82,12 +82,7 @@ export async function pagedService(t: { after(fn: () => unknown): void }, make: 
       send(res, 404, { error: { code: 'not_found', message: `no route ${req.method} ${path}` } });
     });
   });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise((done) => server.close(() => done(undefined)));
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(t, server);
   return {
     baseUrl: (form, cap, run) => `http://127.0.0.1:${port}/m/${form}/${cap}/${run}/api/v1`,
     data: (form, cap, run) => runOf(`${form}/${cap}/${run}`).data,
