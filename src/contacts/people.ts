@@ -11,7 +11,7 @@ import { RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { INCOMPLETE } from '../http/paginate.js';
 import { toE164 } from '../phone/e164.js';
-import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
+import { MIN_DIGITS, type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
 import { emailKey, emailKeys, emailLook } from './email.js';
 
 export interface StoredContact {
@@ -63,6 +63,9 @@ export function phoneTexts(value: unknown): { texts: string[]; unread: boolean }
   return { texts: [...new Set(texts)], unread };
 }
 
+const PLAIN = /^[+\d\s().\-/]*$/;
+const digitsIn = (t: string) => t.replace(/\D/g, '').length;
+
 /** Several numbers' keys as one: the first, every other reading beside it. */
 function oneKey(keys: NumberKey[]): NumberKey | undefined {
   const [first, ...rest] = keys;
@@ -94,7 +97,8 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
       return number;
     },
     get unreadable() {
-      return unread || keysOf().some((k) => k === undefined);
+      // Digits and what numbers are written with, six digits or more: always a number (no parse).
+      return unread || texts.some((t, i) => !(PLAIN.test(t) && digitsIn(t) >= MIN_DIGITS) && keysOf()[i] === undefined);
     },
     emails,
     name,
