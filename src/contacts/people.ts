@@ -79,27 +79,28 @@ export function storedContact(c: ListedContact, region: string | undefined): Sto
   if (typeof c.id !== 'string' && typeof c.id !== 'number') return undefined;
   // Field types are not documented: a phone may come as a JSON number, a list, an object.
   const { texts, unread } = phoneTexts(c.phone);
-  const e164s = [...new Set(texts.map((t) => toE164(t, region)).flatMap((r) => (r.ok ? [r.e164] : [])))];
+  const e164s: string[] = [];
+  for (const t of texts) {
+    const r = toE164(t, region);
+    if (r.ok && !e164s.includes(r.e164)) e164s.push(r.e164);
+  }
   const emails = typeof c.email === 'string' && c.email.trim() !== '' ? emailKeys(c.email) : [];
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
+  // Digits and what numbers are written with, six digits or more, is always a number: no parse.
+  const unreadable = unread || texts.some((t) => !(PLAIN.test(t) && digitsIn(t) >= MIN_DIGITS) && numberKey(t, region) === undefined);
   // Read by its digits only when asked (finding a person): an import's preview needs only e164.
   let number: NumberKey | undefined | null = null;
-  let keys: Array<NumberKey | undefined> | undefined;
-  const keysOf = () => (keys ??= texts.map((t) => numberKey(t, region)));
   return {
     id: String(c.id),
-    phone: texts.length > 0 ? texts.join(' / ') : undefined,
+    phone: texts.length === 0 ? undefined : texts.length === 1 ? texts[0] : texts.join(' / '),
     phoneIsText: typeof c.phone === 'string',
     e164s,
     e164: e164s[0],
     get number() {
-      if (number === null) number = oneKey(keysOf().filter((k): k is NumberKey => k !== undefined));
+      if (number === null) number = oneKey(texts.map((t) => numberKey(t, region)).filter((k): k is NumberKey => k !== undefined));
       return number;
     },
-    get unreadable() {
-      // Digits and what numbers are written with, six digits or more: always a number (no parse).
-      return unread || texts.some((t, i) => !(PLAIN.test(t) && digitsIn(t) >= MIN_DIGITS) && keysOf()[i] === undefined);
-    },
+    unreadable,
     emails,
     name,
   };
