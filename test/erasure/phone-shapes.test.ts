@@ -76,8 +76,8 @@ test('the number without an extension finds the switchboard\'s people named, not
   assert.match(find.stderr, /sb12, sb14, sb15, sb16 have this number with an extension .*not listed/);
 });
 
-test('a tel: URI with a sub-address and a domain context is read as its number: found with --country, and no line says no region is set', async (t) => {
-  const s = await service(t, [{ id: 'kiri', phone: '+64 3 331-6005' }, { id: 'other', phone: '+64 3 331-6004' }]);
+test('a tel: URI with a sub-address and a domain context is read as its number: found with --country, and no line says no region is set; what cannot be parsed, and vanity letters, are searched by their digits with a line saying so', async (t) => {
+  const s = await service(t, [{ id: 'kiri', phone: '+64 3 331-6005' }, { id: 'other', phone: '+64 3 331-6004' }, { id: 'unknown', phone: '+999 1234 5679' }]);
   for (const country of [[], ['--country', 'NZ']]) {
     const r = await runMain(['contacts', 'find', '--phone', 'tel:03-331-6005;isub=1234;phone-context=abc.nz', ...country, '--json'], { env: s.env, cwd: s.dir });
     assert.equal(r.code, 0, r.stderr);
@@ -85,6 +85,10 @@ test('a tel: URI with a sub-address and a domain context is read as its number: 
     if (country.length > 0) assert.doesNotMatch(r.stderr, /no region/);
     else assert.match(r.stderr, /no country code and no region set/);
   }
+  // A country code libphonenumber does not know: its digits as written, equal only to the same digits.
+  const unparsed = await runMain(['contacts', 'find', '--phone', '+999 1234 5678'], { env: s.env, cwd: s.dir });
+  assert.equal(unparsed.code, 4);
+  assert.match(unparsed.stderr, /phone "\+999 1234 5678" — libphonenumber cannot parse it: searched by its digits as written, which only the same digits match/);
   const vanity = await runMain(['contacts', 'find', '--phone', '+1 800 FLOWERS'], { env: s.env, cwd: s.dir });
   assert.equal(vanity.code, 4);
   assert.match(vanity.stderr, /has letters: searched by the digits they dial \(\+18003569377\)/);
