@@ -52,13 +52,16 @@ export async function getContact(client: ApiClient, id: string): Promise<Contact
 
 /**
  * POST /contacts. With an E.164 phone the service matches, so a repeat after an ambiguous failure
- * cannot duplicate the contact and the request is retried.
+ * cannot duplicate the contact and the request is retried. `beforeSend`: told as the POST goes on
+ * the wire (the import's intent is written then). `date`: the answer's `Date` header —
+ * the service's clock, against which a contact's creation time is read (src/import/undo-notes.ts).
  */
-export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal } = {}): Promise<{ status: number; contact: Contact; ambiguousBefore: boolean }> {
+export async function createContact(client: ApiClient, fields: ContactFields, o: { signal?: AbortSignal; beforeSend?: () => void } = {}): Promise<{ status: number; contact: Contact; ambiguousBefore: boolean; date: string | undefined }> {
   const safeToRetry = typeof fields.phone === 'string' && fields.phone.startsWith('+');
-  const res = await client.request<Contact>({ method: 'POST', path: '/contacts', body: fields, safeToRetry, shape: CONTACT, ...(o.signal ? { signal: o.signal } : {}) });
+  const res = await client.request<Contact>({ method: 'POST', path: '/contacts', body: fields, safeToRetry, shape: CONTACT, ...(o.signal ? { signal: o.signal } : {}), ...(o.beforeSend ? { beforeSend: o.beforeSend } : {}) });
   // ambiguousBefore: an earlier attempt may have stored it — a 200 may then match our own contact.
-  return { status: res.status, contact: res.body, ambiguousBefore: res.ambiguousBefore };
+  const date = res.headers.date;
+  return { status: res.status, contact: res.body, ambiguousBefore: res.ambiguousBefore, date: typeof date === 'string' ? date : undefined };
 }
 
 export async function updateContact(client: ApiClient, id: string, fields: ContactFields): Promise<Contact> {

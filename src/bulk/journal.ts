@@ -207,9 +207,13 @@ export class Journal {
     this.append({ r: row, d: data });
   }
 
-  /** What a plan knew of a row before sending it; a reader keeps the first one of the job. */
+  /**
+   * What a plan knew of a row before sending it; a reader keeps the first one of the job. A plain
+   * write, never an fsync: it goes just before a request, which must not wait on the disk (the
+   * lines after it carry it to the disk in their batch).
+   */
   intent(row: number, data: Record<string, unknown>): void {
-    this.append({ r: row, i: data });
+    this.append({ r: row, i: data }, false);
   }
 
   /** Buckets of the timeline. */
@@ -217,10 +221,11 @@ export class Journal {
     if (rows.length > 0) this.append({ tl: rows });
   }
 
-  private append(entry: object): void {
+  private append(entry: object, sync = true): void {
     if (this.fd === undefined) return;
     writeSync(this.fd, `${this.redact(JSON.stringify(entry))}\n`);
     this.dirty = true;
+    if (!sync) return;
     const now = performance.now();
     if (now - this.lastSync >= FSYNC_EVERY_MS) this.sync(now);
   }

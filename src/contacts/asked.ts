@@ -34,7 +34,9 @@ type Asked = { line: number; text: string; numbers?: NumberKey[] | undefined };
 /**
  * The one line each that says how phones were read: numbers libphonenumber calls invalid are
  * still searched, by their digits; numbers without a country code and no region, by their
- * national digits. None when every phone is a valid number with its country code. `typed`: one
+ * national digits; a text libphonenumber cannot parse, by its digits as written; a vanity
+ * number, by the digits its letters dial. None when every phone is a valid number with its
+ * country code. `typed`: one
  * phone given on the command line, named in the line; else the lines of the file are.
  */
 export function phoneNotes(requests: Asked[], region: string | undefined, typed: boolean): string[] {
@@ -44,8 +46,11 @@ export function phoneNotes(requests: Asked[], region: string | undefined, typed:
   };
   const single = typed && requests.length === 1;
   const notes: string[] = [];
-  const invalid = requests.filter((r) => r.numbers?.some((n) => n.e164 !== undefined && !n.valid));
-  const national = requests.filter((r) => r.numbers?.some((n) => n.e164 === undefined));
+  const readings = (r: Asked) => (r.numbers ?? []).flatMap((n) => [n, ...n.others]);
+  const unparsed = requests.filter((r) => readings(r).some((n) => n.read === 'digits'));
+  const letters = requests.filter((r) => readings(r).some((n) => n.read === 'letters'));
+  const invalid = requests.filter((r) => r.numbers?.some((n) => n.e164 !== undefined && !n.valid && n.read !== 'digits'));
+  const national = region === undefined ? requests.filter((r) => r.numbers?.some((n) => n.e164 === undefined && n.read !== 'digits')) : [];
   if (invalid.length > 0) {
     const n = invalid[0]?.numbers?.find((k) => k.e164 !== undefined && !k.valid) as NumberKey;
     const read = n.text.replace(/^[\s(]+/, '').startsWith('+') ? '' : ` for ${region}`;
@@ -53,6 +58,14 @@ export function phoneNotes(requests: Asked[], region: string | undefined, typed:
     // Read in a region that has no number of its length, it is searched as written without one too.
     const also = read !== '' && n.others.length > 0 && !severalNumbers(invalid[0]?.text ?? '') ? `, and as written without a region (no ${region} number has its length)` : '';
     notes.push(single ? `phone "${invalid[0]?.text}" is not a valid number${read}: searched by its digits${as}${also}` : `${lines(invalid)}: ${invalid.length === 1 ? 'not a valid number: searched by its digits' : 'not valid numbers: searched by their digits'}`);
+  }
+  if (unparsed.length > 0) {
+    const what = 'libphonenumber cannot parse it: searched by its digits as written, which only the same digits match';
+    notes.push(single ? `phone "${unparsed[0]?.text}" — ${what}` : `${lines(unparsed)}: ${what.replace(/\bit\b/g, 'them').replace('its digits', 'their digits')}`);
+  }
+  if (letters.length > 0) {
+    const n = readings(letters[0] as Asked).find((k) => k.read === 'letters') as NumberKey;
+    notes.push(single ? `phone "${letters[0]?.text}" has letters: searched by the digits they dial (${n.e164 ?? n.national})` : `${lines(letters)}: letters read as the digits they dial`);
   }
   if (national.length > 0) {
     const what = 'no country code and no region set: compared by national digits (give --country to read them)';

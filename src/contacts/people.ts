@@ -7,45 +7,125 @@
  * without case or accents. The API shows no search: these read every page of contacts, once.
  */
 import { allContacts, type ListedContact } from '../api/contacts.js';
+import { RuntimeError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
+import { INCOMPLETE } from '../http/paginate.js';
 import { toE164 } from '../phone/e164.js';
-import { type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
+import { MIN_DIGITS, type NumberKey, NumberIndex, numberKey } from '../phone/compare.js';
 import { emailKey, emailKeys, emailLook } from './email.js';
 
 export interface StoredContact {
   id: string;
+  /** The stored phone as text, for a person to read: its numbers joined by ` / ` when it holds several. */
   phone: string | undefined;
-  /** The stored phone as a valid E.164 number, when it reads as one (what an import matches). */
+  /** Whether the service stored the phone as text (not a number, a list or an object): what `dupes --fix` may rewrite. */
+  phoneIsText: boolean;
+  /** Every stored number that reads as a valid E.164 one (what an import matches); `e164` is the first. */
+  e164s: string[];
   e164: string | undefined;
-  /** The stored phone as its digits allow, valid or not (what finding a person compares). */
+  /** The stored numbers as their digits allow, valid or not, as one key of several readings (what finding a person compares). */
   number: NumberKey | undefined;
+  /** The phone field holds something, and not all of it reads as a number (named, never passed over in silence). */
+  unreadable: boolean;
   /** Every address the e-mail field holds, as compared. */
   emails: string[];
   /** For a person to recognise: "Ada Lovelace". Never written to a receipt. */
   name: string;
 }
 
+/** The fields of an object holding a phone that hold its number (the service's shape is not shown). */
+const NUMBER_FIELDS = ['number', 'phone', 'phoneNumber', 'phone_number', 'value', 'e164', 'international', 'national', 'raw'];
+/** How deep a phone's lists and objects are read (a number in a list of objects is two down). */
+const PHONE_DEPTH = 3;
+
+/**
+ * The texts of a phone field in any shape the service returns it (docs/people.md): a string, a
+ * JSON number, a list of them, an object with a number field (`{"number": …}`), lists of those.
+ * `unread`: some part of it is none of these (an object without a number field, a fraction, true).
+ */
+export function phoneTexts(value: unknown): { texts: string[]; unread: boolean } {
+  const texts: string[] = [];
+  let unread = false;
+  const visit = (v: unknown, depth: number) => {
+    if (v === undefined || v === null) return;
+    if (typeof v === 'string') {
+      if (v.trim() !== '') texts.push(v.trim());
+    } else if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) texts.push(String(v));
+    else if (Array.isArray(v) && depth < PHONE_DEPTH) for (const x of v) visit(x, depth + 1);
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && depth < PHONE_DEPTH) {
+      const o = v as Record<string, unknown>;
+      const fields = NUMBER_FIELDS.filter((f) => typeof o[f] === 'string' || typeof o[f] === 'number');
+      if (fields.length === 0) unread = true;
+      for (const f of fields) visit(o[f], depth + 1);
+    } else unread = true;
+  };
+  visit(value, 0);
+  return { texts: [...new Set(texts)], unread };
+}
+
+const PLAIN = /^[+\d\s().\-/]*$/;
+const digitsIn = (t: string) => t.replace(/\D/g, '').length;
+
+/** Several numbers' keys as one: the first, every other reading beside it. */
+function oneKey(keys: NumberKey[]): NumberKey | undefined {
+  const [first, ...rest] = keys;
+  if (first === undefined || rest.length === 0) return first;
+  const readings = [first, ...rest].flatMap((k) => [k, ...k.others]).map((k) => ({ ...k, others: [] }));
+  return { ...(readings[0] as NumberKey), others: readings.slice(1) };
+}
+
 /** The fields of a contact that identify a person, as the API returned it. */
 export function storedContact(c: ListedContact, region: string | undefined): StoredContact | undefined {
   if (typeof c.id !== 'string' && typeof c.id !== 'number') return undefined;
-  // Field types are not documented: a phone the service returns as a JSON number is still a phone.
-  const phone = typeof c.phone === 'string' && c.phone.trim() !== '' ? c.phone.trim() : typeof c.phone === 'number' && Number.isSafeInteger(c.phone) ? String(c.phone) : undefined;
-  const read = phone ? toE164(phone, region) : undefined;
+  // Field types are not documented: a phone may come as a JSON number, a list, an object.
+  const { texts, unread } = phoneTexts(c.phone);
+  const e164s: string[] = [];
+  for (const t of texts) {
+    const r = toE164(t, region);
+    if (r.ok && !e164s.includes(r.e164)) e164s.push(r.e164);
+  }
   const emails = typeof c.email === 'string' && c.email.trim() !== '' ? emailKeys(c.email) : [];
   const name = [c.firstName, c.lastName].filter((x) => typeof x === 'string' && x !== '').join(' ');
+  // Digits and what numbers are written with, six digits or more, is always a number: no parse.
+  const unreadable = unread || texts.some((t) => !(PLAIN.test(t) && digitsIn(t) >= MIN_DIGITS) && numberKey(t, region) === undefined);
   // Read by its digits only when asked (finding a person): an import's preview needs only e164.
   let number: NumberKey | undefined | null = null;
   return {
     id: String(c.id),
-    phone,
-    e164: read?.ok ? read.e164 : undefined,
+    phone: texts.length === 0 ? undefined : texts.length === 1 ? texts[0] : texts.join(' / '),
+    phoneIsText: typeof c.phone === 'string',
+    e164s,
+    e164: e164s[0],
     get number() {
-      if (number === null) number = phone ? numberKey(phone, region) : undefined;
+      if (number === null) number = oneKey(texts.map((t) => numberKey(t, region)).filter((k): k is NumberKey => k !== undefined));
       return number;
     },
+    unreadable,
     emails,
     name,
   };
+}
+
+/**
+ * The one line naming the contacts with the number asked for and an extension on one side only —
+ * a switchboard and one of its lines (docs/people.md): not taken for the person, named for a
+ * person to check. `what`: what was not done with them.
+ */
+export function nearLine(ids: string[], what: string): string {
+  const shown = ids.slice(0, 10).join(', ');
+  const more = ids.length > 10 ? ` and ${ids.length - 10} more` : '';
+  return `${ids.length === 1 ? `contact ${shown}${more} has` : `contacts ${shown}${more} have`} this number with an extension where the other has none (another line of the same switchboard?): ${what} (check, and use the id if it is this person)`;
+}
+
+/**
+ * The one line naming the contacts whose phone cannot be read as a number (phoneTexts, or text with
+ * too few digits): what cannot be read is not compared, and a person is told which contacts —
+ * never passed over in silence.
+ */
+export function unreadableLine(ids: string[]): string | undefined {
+  if (ids.length === 0) return undefined;
+  const shown = ids.slice(0, 10).join(', ');
+  return `${ids.length} contact${ids.length === 1 ? ' has a phone' : 's have phones'} callctl cannot read as a number, not compared: ${shown}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''} (see callctl contacts get <id>)`;
 }
 
 /** A stored phone not in E.164 form (no leading `+`) that is a number: national format, valid or not. */
@@ -89,8 +169,10 @@ export const LISTINGS = 3;
  * while the pages are read moves every later one a place up, and the first of the next page is
  * never seen. When the envelope's total moves during a reading, the contacts are read again (up to
  * LISTINGS times in all) and those not yet seen are yielded, each id once; `changed` is told when
- * they never held still. A change that leaves the total as it was (one erased, one created) is not
- * seen; a service that gives no total is read once.
+ * they never held still. A reading whose pages end before the total it counts (`incomplete_list`,
+ * src/http/paginate.ts) is taken for the same: read again, and after LISTINGS readings the error
+ * stands — a list that cannot be shown complete is never taken for the whole. A change that leaves
+ * the total as it was (one erased, one created) is not seen; a service that gives no total is read once.
  */
 export async function* everyContact(
   client: ApiClient,
@@ -100,13 +182,18 @@ export async function* everyContact(
   const seen = o.whole ? new Set<string>() : undefined;
   for (let reading = 1; ; reading++) {
     const totals = new Set<number>();
-    for await (const page of allContacts(client, seen ? (env) => env.total !== undefined && totals.add(env.total) : undefined)) {
-      for (const raw of page) {
-        const stored = storedContact(raw, region);
-        if (!stored || seen?.has(stored.id)) continue;
-        seen?.add(stored.id);
-        yield { stored, raw };
+    try {
+      for await (const page of allContacts(client, seen ? (env) => env.total !== undefined && totals.add(env.total) : undefined)) {
+        for (const raw of page) {
+          const stored = storedContact(raw, region);
+          if (!stored || seen?.has(stored.id)) continue;
+          seen?.add(stored.id);
+          yield { stored, raw };
+        }
       }
+    } catch (err) {
+      if (seen === undefined || reading >= LISTINGS || !(err instanceof RuntimeError) || err.code !== INCOMPLETE) throw err;
+      continue;
     }
     if (seen === undefined || totals.size <= 1) return;
     if (reading >= LISTINGS) {
@@ -128,10 +215,18 @@ export class PeopleIndex {
   private readonly byLook = new Map<string, StoredContact[]>();
   private readonly byId = new Map<string, StoredContact>();
   listed = 0;
+  /** The contacts never held still while read: a contact may be missing, so finding no one proves nothing. */
+  unsettled = false;
+  /** Contacts whose phone cannot be read as a number (unreadableLine). */
+  readonly unreadable: string[] = [];
 
   static async load(client: ApiClient, region: string | undefined, warn: (line: string) => void): Promise<PeopleIndex> {
     const index = new PeopleIndex();
-    for await (const { stored } of everyContact(client, region, { whole: true, changed: (n) => warn(changedWhileRead(n)) })) index.add(stored);
+    const changed = (n: number) => {
+      index.unsettled = true;
+      warn(changedWhileRead(n));
+    };
+    for await (const { stored } of everyContact(client, region, { whole: true, changed })) index.add(stored);
     return index;
   }
 
@@ -139,6 +234,7 @@ export class PeopleIndex {
     this.listed += 1;
     this.byId.set(c.id, c);
     if (c.number) this.byPhone.add(c.number, c);
+    if (c.unreadable) this.unreadable.push(c.id);
     for (const email of c.emails) {
       push(this.byEmail, email, c);
       const look = emailLook(email);
@@ -146,9 +242,14 @@ export class PeopleIndex {
     }
   }
 
-  /** Every contact whose number `sameNumber` calls this one. */
+  /** Every contact whose number `compareNumbers` calls this one (`same`). */
   phone(number: NumberKey): StoredContact[] {
     return this.byPhone.find(number);
+  }
+
+  /** The contacts with this number and an extension on one side only: not this person by right, named for a person to check. */
+  near(number: NumberKey): StoredContact[] {
+    return this.byPhone.match(number).near;
   }
 
   email(address: string): StoredContact[] {

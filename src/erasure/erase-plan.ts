@@ -37,7 +37,11 @@ export interface ErasureJournal {
 /** The contacts a row's earlier run was erasing when it stopped (its intent). */
 const intentIds = (intent: Record<string, unknown> | undefined): string[] => (Array.isArray(intent?.erase) ? intent.erase.filter((x): x is string => typeof x === 'string') : []);
 
-export function erasurePlan(client: ApiClient, resolutions: Resolution[], receipts: ReceiptsFile, now: () => number, earlier: ErasureJournal = { journal: undefined, intents: undefined }): { plan: BulkPlan<Resolution>; counts: ErasureCounts } {
+/**
+ * `unsettled`: the listing the requests were resolved with never held still (people.ts): a request
+ * it found no one for is refused, not receipted "found 0" — the person may be the one missed.
+ */
+export function erasurePlan(client: ApiClient, resolutions: Resolution[], receipts: ReceiptsFile, now: () => number, earlier: ErasureJournal = { journal: undefined, intents: undefined }, listing: { unsettled: boolean } = { unsettled: false }): { plan: BulkPlan<Resolution>; counts: ErasureCounts } {
   const counts: ErasureCounts = { contacts: 0, erased: 0, notFound: 0 };
   const at = () => new Date(now()).toISOString();
   // A contact an earlier run was erasing stands in its row again, listed or not; its receipt, if
@@ -84,7 +88,11 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
   const plan: BulkPlan<Resolution> = {
     check(row) {
       const r = resolutionOf(row.n);
-      return r.contacts.length === 0 ? { done: 'notFound' } : { send: r };
+      if (r.contacts.length > 0) return { send: r };
+      if (r.near !== undefined) return { reject: `found no one with this number as given; ${r.near.length === 1 ? `contact ${r.near[0]} has it` : `contacts ${r.near.join(', ')} have it`} with an extension where the other has none: not erased, not recorded as found 0 (a person decides: erase by id)` };
+      const listed = (r.request.numbers?.length ?? 0) > 0 || (r.request.emails?.length ?? 0) > 0;
+      if (listing.unsettled && listed) return { reject: 'found no one in a listing that changed while it was read: not recorded as found 0 (run it again when the contacts are not changing)' };
+      return { done: 'notFound' };
     },
     duplicate: () => 'duplicate',
     ended(row) {

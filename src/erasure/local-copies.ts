@@ -155,16 +155,19 @@ export function searchLocalCopies(files: OwnFile[], people: Person[], purge: boo
 /** An import's journal: the earlier values it noted of the people's contacts (local-journals.ts). */
 function searchJournal(result: LocalSearch, path: string, running: boolean, people: Person[], ids: ReadonlySet<string>, purge: boolean, cleaned: (copy: LocalCopy) => void): void {
   result.searched += 1;
-  if (ids.size === 0) return;
+  // The people's phones too: a row's intent keeps the phone it was sent with (local-journals.ts).
+  const phones = new Set(people.flatMap((p) => p.numbers.flatMap((n) => [n, ...n.others]).flatMap((n) => (n.e164 !== undefined ? [n.e164] : []))));
+  const keys = new Set([...ids, ...phones]);
+  if (keys.size === 0) return;
   let held: ReturnType<typeof journalHolding>;
   try {
-    held = journalHolding(path, ids, false);
+    held = journalHolding(path, keys, false);
   } catch (err) {
     result.problems.push({ file: path, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
     return;
   }
   if (held.notes === 0) return;
-  const requests = people.filter((p) => p.ids.some((id) => held.ids.has(id))).map((p) => p.request);
+  const requests = people.filter((p) => p.ids.some((id) => held.ids.has(id)) || p.numbers.some((n) => [n, ...n.others].some((k) => k.e164 !== undefined && held.ids.has(k.e164)))).map((p) => p.request);
   const copy: LocalCopy = { file: path, rows: held.notes, requests: [...new Set(requests)].sort((a, b) => a - b), purged: false };
   result.copies.push(copy);
   if (!purge) return;
@@ -173,7 +176,7 @@ function searchJournal(result: LocalSearch, path: string, running: boolean, peop
     return;
   }
   try {
-    journalHolding(path, ids, true);
+    journalHolding(path, keys, true);
   } catch (err) {
     result.problems.push({ file: path, reason: `could not be rewritten: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
     return;

@@ -1,52 +1,60 @@
 /**
- * An import's journal as an own copy of a person: before it changes a contact it has read, an
- * import notes the fields' earlier values (`{"r", "i": {"match": <id>, "b": {field: value}}}`),
+ * An import's journal as an own copy of a person: before it sends a row, an import notes its phone
+ * (`{"r", "i": {"t", "l", "p": <E.164>}}`) and, for a contact it has read, the fields' earlier
+ * values (`"match": <id>, "b": {field: value}`),
  * so that `import undo` can give them back (src/import/undo-notes.ts); once answered, digests of
  * what it wrote (`{"r", "d": {"id", "w"}}` for a contact created, `"wf": {field: digest}` for one
  * changed) — unsalted hashes of a phone, an e-mail, a name, which a guess can be confirmed against.
  * Once that contact is erased, those values and digests are a copy of the person and nothing can be
- * given back or compared: `--purge-local` blanks them (`"b": {}`; `w`/`wf` taken out; `"erased":
- * true`), every other line left byte for byte — the undo then finds the contact gone. A running
+ * given back or compared: `--purge-local` blanks them (`"b": {}`; `p`, `w`/`wf` taken out;
+ * `"erased": true`), every other line left byte for byte — the undo then finds the contact gone. A running
  * job's journal is never rewritten (it is appended to).
  */
 import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-type Note = { i?: { match?: unknown; b?: unknown }; d?: { id?: unknown; w?: unknown; wf?: unknown } };
+type Note = { i?: { match?: unknown; b?: unknown; p?: unknown }; d?: { id?: unknown; w?: unknown; wf?: unknown } };
 
-/** The contact a line holds a copy of: earlier values (`i.b`) or digests (`d.w`, `d.wf`). */
-function heldBy(e: Note): string | undefined {
+/**
+ * The contact a line holds a copy of: earlier values (`i.b`) or digests (`d.w`, `d.wf`); or, for
+ * the phone a row was sent with (`i.p`, kept to find what a row whose answer was lost stored),
+ * the phone itself (`+…`).
+ */
+function heldBy(e: Note): string[] {
+  const held: string[] = [];
+  if (typeof e.i?.p === 'string') held.push(e.i.p);
   const b = e.i?.b;
-  if (typeof e.i?.match === 'string' && b !== null && typeof b === 'object' && Object.keys(b).length > 0) return e.i.match;
-  if (typeof e.d?.id === 'string' && (e.d.w !== undefined || e.d.wf !== undefined)) return e.d.id;
-  return undefined;
+  if (typeof e.i?.match === 'string' && b !== null && typeof b === 'object' && Object.keys(b).length > 0) held.push(e.i.match);
+  if (typeof e.d?.id === 'string' && (e.d.w !== undefined || e.d.wf !== undefined)) held.push(e.d.id);
+  return held;
 }
 
 /** That line without the copy. */
 function blanked(e: Note): Note {
-  if (e.d !== undefined && heldBy({ d: e.d }) !== undefined) {
+  if (e.d !== undefined && heldBy({ d: e.d }).length > 0) {
     const { w: _w, wf: _wf, ...d } = e.d;
     return { ...e, d: { ...d, erased: true } as Note['d'] };
   }
-  return { ...e, i: { ...e.i, b: {}, erased: true } as Note['i'] };
+  const { p: _p, ...i } = e.i ?? {};
+  return { ...e, i: { ...i, ...(e.i?.b !== undefined ? { b: {} } : {}), erased: true } as Note['i'] };
 }
 
-/** The lines of a journal holding a copy of one of `ids`, by index, and the ids they hold. */
+/** The lines of a journal holding a copy of one of `ids` (contact ids, or E.164 phones), by index, and the ids they hold. */
 function linesHolding(lines: string[], ids: ReadonlySet<string>): { at: number[]; ids: Set<string> } {
   const out: number[] = [];
   const found = new Set<string>();
   lines.forEach((line, i) => {
-    if (!line.includes('"match"') && !line.includes('"d"')) return;
+    if (!line.includes('"match"') && !line.includes('"d"') && !line.includes('"p"')) return;
     let e: Note;
     try {
       e = JSON.parse(line);
     } catch {
       return;
     }
-    const id = e !== null && typeof e === 'object' ? heldBy(e) : undefined;
-    if (id !== undefined && ids.has(id)) {
+    const held = e !== null && typeof e === 'object' ? heldBy(e).filter((id) => ids.has(id)) : [];
+    if (held.length > 0) {
       out.push(i);
-      found.add(id);
+      for (const id of held) found.add(id);
     }
   });
   return { at: out, ids: found };

@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { NumberKey } from '../phone/compare.js';
 import type { Person } from './local-copies.js';
-import { PeopleIndex, type StoredContact } from '../contacts/people.js';
+import { nearLine, PeopleIndex, type StoredContact, unreadableLine } from '../contacts/people.js';
 import type { ErasureRequest } from './requests.js';
 import { lineName } from '../source/open.js';
 
@@ -20,6 +20,8 @@ export type FoundContact = Pick<StoredContact, 'id'> & Partial<StoredContact>;
 export interface Resolution {
   request: ErasureRequest;
   contacts: FoundContact[];
+  /** Contacts with a phone it gives and an extension where the other has none: named, never erased (nearLines). */
+  near?: string[];
 }
 
 /**
@@ -36,7 +38,13 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
       if (!found.some((f) => f.id === c.id)) found.push(c);
     };
     if (request.id !== undefined) add(index?.id(request.id) ?? { id: request.id });
-    if (index) for (const number of request.numbers ?? []) for (const c of index.phone(number)) add(c);
+    const near = new Set<string>();
+    if (index) {
+      for (const number of request.numbers ?? []) {
+        for (const c of index.phone(number)) add(c);
+        for (const c of index.near(number)) near.add(c.id);
+      }
+    }
     if (index) for (const email of request.emails ?? []) for (const c of index.email(email)) add(c);
     const byId = request.digitsOnly ? index?.id(request.text) : undefined;
     if (byId !== undefined) {
@@ -49,7 +57,8 @@ export function resolveAll(requests: ErasureRequest[], index: PeopleIndex | unde
       note(`line ${lineName(request)}: ${request.text} is read as the id of contact ${byId.id} (no contact has it as a phone)`);
       add(byId);
     }
-    return { request, contacts: found };
+    const nearOnly = [...near].filter((id) => !found.some((f) => f.id === id));
+    return { request, contacts: found, ...(nearOnly.length > 0 ? { near: nearOnly } : {}) };
   });
 }
 
@@ -63,6 +72,16 @@ export function lookalikeLines(resolutions: Resolution[], index: PeopleIndex | u
     const ids = [...new Set((request.emails ?? []).flatMap((e) => index.lookalikes(e).map((c) => c.id)))].filter((id) => !contacts.some((c) => c.id === id));
     return ids.length === 0 ? [] : [`line ${lineName(request)}: ${ids.length === 1 ? `contact ${ids[0]} has an address` : `contacts ${ids.join(', ')} have addresses`} that look like the e-mail asked for but are written with other letters: not erased (check, and erase by id if it is this person)`];
   });
+}
+
+/**
+ * The contacts with a phone a request gives and an extension where the other has none (a
+ * switchboard and one of its lines, docs/people.md): not erased — perhaps another person — but
+ * named for a person to check. A request that found only such contacts is refused, not receipted
+ * "found 0" (erase-plan.ts).
+ */
+export function nearLines(resolutions: Resolution[]): string[] {
+  return resolutions.flatMap(({ request, near }) => (near === undefined ? [] : [`line ${request.line}: ${nearLine(near, 'not erased')}`]));
 }
 
 /** Who each request is, for the search of the operator's own copies. */
@@ -80,5 +99,7 @@ export async function listingFor(ctx: Context, client: ApiClient, requests: Eras
   if (!force && !requests.some((r) => (r.numbers?.length ?? 0) > 0 || (r.emails?.length ?? 0) > 0)) return undefined;
   const index = await PeopleIndex.load(client, region, (line) => ctx.log.warn(line));
   ctx.log.info(`read ${index.listed} contacts to find the people requested`);
+  const unread = requests.some((r) => (r.numbers?.length ?? 0) > 0) ? unreadableLine(index.unreadable) : undefined;
+  if (unread !== undefined) ctx.log.warn(unread);
   return index;
 }

@@ -24,7 +24,7 @@ import { erasurePlan } from './erase-plan.js';
 import { type LocalSearch, ownCopyFiles, reportLocalCopies, searchLocalCopies } from './local-copies.js';
 import { ReceiptsFile, receiptsPathOf } from './receipts.js';
 import { type ErasureRequest, readRequests, requestOf } from './requests.js';
-import { listingFor, lookalikeLines, peopleOf, resolveAll } from './resolve.js';
+import { listingFor, lookalikeLines, nearLines, peopleOf, resolveAll } from './resolve.js';
 import { copiesOf, erasureLines, type ErasureSummary } from './summary.js';
 
 export type { ErasureSummary } from './summary.js';
@@ -110,7 +110,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   // copies: an id's contact holds the phone and e-mail to look for); ids are taken as given.
   const index = await listingFor(ctx, client, requests, region, files.length > 0 && (o.dryRun || o.confirm));
   const resolutions = resolveAll(requests, index, (line) => ctx.log.info(line));
-  for (const line of lookalikeLines(resolutions, index)) ctx.log.warn(line);
+  for (const line of [...lookalikeLines(resolutions, index), ...nearLines(resolutions)]) ctx.log.warn(line);
   if (o.dryRun || !o.confirm) return previewOrRefuse(ctx, client, { ...o, shownName: out.shownName, started }, requests, resolutions, { listed: index !== undefined, files });
 
   const receipts = new ReceiptsFile(out.receiptsPath, out.makeFolder, (t) => ctx.log.redact(t));
@@ -123,7 +123,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     client,
   });
   receipts.open();
-  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned });
+  const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned }, { unsettled: index?.unsettled === true });
   let result;
   let search: LocalSearch | undefined;
   try {

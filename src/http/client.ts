@@ -49,6 +49,11 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** What a 2xx must be to count as the API's (src/api/shapes.ts); without one, any JSON or nothing. */
   shape?: AnswerShape;
+  /**
+   * Called once, as the first attempt goes on the wire (past the limiter): what must be on record
+   * before the service can act on the request (an import's intent). If it throws, nothing is sent.
+   */
+  beforeSend?: () => void;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -158,6 +163,8 @@ export class ApiClient {
     let attempt = 1;
     let throttledWaits = 0;
     let ambiguousBefore = false;
+    let told = false;
+    let refused: { err: unknown } | undefined;
     /** A failed attempt: waits its back-off and goes on, or returns false when no retry is left. */
     const retried = async (reason: string, ambiguous: boolean, most = MAX_ATTEMPTS): Promise<boolean> => {
       const wait = backoffMs(attempt, this.random);
@@ -193,10 +200,21 @@ export class ApiClient {
       try {
         answer = await this.limited(() => {
           sentAt = this.opts.now();
+          if (!told) {
+            told = true;
+            try {
+              req.beforeSend?.();
+            } catch (err) {
+              refused = { err };
+              throw err;
+            }
+          }
           return this.attempt(req, url, payload, timeout);
         }, waits);
         budget -= spent();
       } catch (err) {
+        // What had to be on record first could not be written (a full disk): nothing was sent, and nothing is retried.
+        if (refused !== undefined) throw refused.err;
         budget -= spent();
         this.checkStopped(req);
         const failure = transportFailure(err);

@@ -1,10 +1,12 @@
 /**
- * The one way to page through a list. The API documents `page`, `limit` and a `data` list, and
- * says nothing of the envelope's other fields, so paging stops at whichever comes first: an empty
- * page, a page shorter than the limit, or an envelope — under any of the usual names — saying
- * there is no more. A page that is not a list is not the API's answer (the client retries it as a
- * fault), and a list that never ends — more pages than its own total, a page sent again while the
- * envelope says there is more, or MAX_PAGES — stops with an error, never as if it were complete.
+ * The one way to page through a list (docs/people.md, "Reading a list whole"). The API documents
+ * `page`, `limit` (default 50, maximum not shown) and a `data` list, and says nothing of the
+ * envelope's other fields, so a list ends at an empty page, at a page shorter than a page size the
+ * service shows it applies, or where an envelope — under any of the usual names — says there is no
+ * more or counts no more. A page that is not a list is not the API's answer (the client retries it
+ * as a fault); a list that never ends — more pages than its own total, a page sent again while the
+ * envelope says there is more, or MAX_PAGES — and a list whose pages end before its envelope's
+ * claim stop with an error, never as if they were complete.
  */
 import { ApiError, RuntimeError } from '../errors.js';
 import type { AnswerShape } from './answer.js';
@@ -107,14 +109,27 @@ export function envelopeOf(body: unknown, page: number): Envelope {
   return env;
 }
 
-/** Yields the items of each page in order, fetching the next page only when asked for it. */
+/**
+ * Yields the items of each page in order, fetching the next page only when asked for it.
+ *
+ * The page size is what the service shows it applies (docs/people.md): the limit its envelope
+ * echoes, or the limit asked once a page of that size came back. A page shorter than that ends the
+ * list; a short page whose size is not known to be the one applied (a service that caps `limit`
+ * without saying so) does not — the next pages are asked at the size the service gave, from where
+ * it ended, until a page comes back empty. Nothing ends while the envelope says there is more
+ * (`hasMore`, pages, `next`) or counts more (`total`); a list whose pages end before what its
+ * envelope claims cannot be shown complete, and stops with an error (`incomplete_list`).
+ */
 export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<unknown[]> {
-  const limit = q.limit ?? DEFAULT_LIMIT;
-  let page = q.page ?? 1;
+  const first = q.page ?? 1;
+  let limit = q.limit ?? DEFAULT_LIMIT;
+  let page = first;
   let left = q.max ?? Infinity;
   let previousFirst: string | undefined;
-  let previousMore: boolean | undefined;
+  let said: Envelope = {};
   let read = 0;
+  /** The largest page the service has given: a limit up to it is one it applies. */
+  let largest = 0;
   const maxPages = q.maxPages ?? MAX_PAGES;
 
   for (let pagesRead = 0; left > 0; pagesRead++) {
@@ -123,29 +138,49 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
     const items = itemsOf(res.body);
     const env = envelopeOf(res.body, page);
     q.onPage?.(env);
-    if (items.length === 0) return;
-    // A server that ignores `page` would hand the same page back forever: without an envelope that
-    // is the end of what it has; one that said there was more is a list without end.
-    const first = JSON.stringify(items[0]);
-    if (first === previousFirst) {
-      if (previousMore === true) throw endless(q.path, `page ${page} is page ${page - 1} again, and the service said there was more`);
+    // Items the envelope counts, when they can be compared with those read (a reading from page 1).
+    const counted = (e: Envelope) => (first === 1 ? e.total : undefined);
+    if (items.length === 0) {
+      // The end — unless the envelope (this page's, else the last one's) still says there is more.
+      const claim = env.more !== undefined || env.total !== undefined ? env : said;
+      const total = counted(claim);
+      if (claim.more === true || (total !== undefined && read < total)) throw incomplete(q.path, total !== undefined && read < total ? `it counts ${total.toLocaleString('en-US')} items, but its pages ended after ${read.toLocaleString('en-US')}` : `page ${page} is empty, and it says there is more`);
       return;
     }
-    previousFirst = first;
+    // A server that ignores `page` would hand the same page back forever: without an envelope that
+    // is the end of what it has; one that said there was more is a list without end.
+    const head = JSON.stringify(items[0]);
+    if (head === previousFirst) {
+      if (said.more === true) throw endless(q.path, `page ${page} is page ${page - 1} again, and the service said there was more`);
+      return;
+    }
+    previousFirst = head;
     read += items.length;
+    largest = Math.max(largest, items.length);
 
     const taken = items.length > left ? items.slice(0, left) : items;
     left -= taken.length;
     yield taken;
 
-    previousMore = env.more;
+    said = env;
     if (env.more === false) return;
-    if (items.length < (env.limit ?? limit)) return;
-    if (env.total !== undefined && read >= env.total) {
-      if (env.more === true) throw endless(q.path, `${read.toLocaleString('en-US')} items read of the ${env.total.toLocaleString('en-US')} it counts, and it still says there is more`);
+    const total = counted(env);
+    if (total !== undefined && read >= total) {
+      if (env.more === true) throw endless(q.path, `${read.toLocaleString('en-US')} items read of the ${total.toLocaleString('en-US')} it counts, and it still says there is more`);
       return;
     }
-    page += 1;
+    // The page size the service applies: the one it says, else the one asked once a page that large came back.
+    const applied = env.limit ?? (largest >= limit ? limit : undefined);
+    const more = env.more === true || total !== undefined;
+    if (!more && applied !== undefined && items.length < applied) return;
+    // On at the size the service applies, or gave when it did not say: a page of the size it gives
+    // is one it cannot cap again, so page N holds what it should whether the service counts its
+    // pages by the limit asked or by the one applied.
+    const size = applied ?? items.length;
+    if (size !== limit && first === 1 && read % size === 0) {
+      limit = size;
+      page = read / size + 1;
+    } else page += 1;
   }
 }
 
@@ -154,12 +189,20 @@ function endless(path: string, why: string): RuntimeError {
   return new RuntimeError('endless_list', `stopped reading ${path}: ${why}`, 'the list looks endless, so the rest was not read: try --max N, or ask the service about its paging');
 }
 
+/** A list whose pages end before what its envelope claims: it cannot be shown complete, and nothing is concluded from it. */
+export const INCOMPLETE = 'incomplete_list';
+function incomplete(path: string, why: string): RuntimeError {
+  return new RuntimeError(INCOMPLETE, `${path} could not be read whole: ${why}`, 'nothing was concluded from a list read in part: run it again (if the list was changing, when it is not), or ask the service about its paging');
+}
+
 /** Largest page tried when reading a whole list; the API does not say its maximum. */
 const LARGE_PAGE = 100;
 
 /**
- * Every item of a list, in pages as large as the service takes: 100 a page, or the API's default
- * of 50 when it refuses 100 (422 on the first page) — the maximum `limit` is not documented.
+ * Every item of a list — the one reader of whole lists (find, rm, dupes, the import's preview,
+ * `calls summary`, `calls ls --contact`…). It asks 100 a page, and keeps 100 only where the answer
+ * shows it was taken (pages: echoed, or a full page); a service that caps it is read at the size
+ * it gives; one that refuses 100 (422 on the first page) at the API's default of 50.
  */
 export async function* allItems(client: ApiClient, path: string, o: { signal?: AbortSignal | undefined; shape?: AnswerShape; onPage?: (env: Envelope) => void } = {}): AsyncGenerator<unknown[]> {
   const q = { path, ...(o.signal ? { signal: o.signal } : {}), ...(o.shape ? { shape: o.shape } : {}), ...(o.onPage ? { onPage: o.onPage } : {}) };

@@ -1,10 +1,12 @@
 /**
- * What an import did to each contact, as its journal keeps it for `import undo` (docs/cli.md,
- * "Undoing an import"). Per row the import writes, before sending, what it had read of the contact
- * the row matches (`i`: `{new}` or `{match: id, b: {field: earlier value}}` for the fields it
- * changes — personal data, in the 0600 journal in the config folder) and, once answered, the
- * contact's id with digests of what it wrote (`d`: `{id, line, w}` for a contact created — one
- * digest of its fields —, `{id, line, wf: {field: digest}}` for a changed one). Digests let the
+ * What an import did to each contact, as its journal keeps it for `import undo` (docs/people.md,
+ * "What undo takes back"). Per row the import writes, before sending, when it first sent it and
+ * what it had read of the contact the row matches (`i`: `{t}`, `{t, new}` or `{t, match: id, b:
+ * {field: earlier value}}` for the fields it changes — personal data, in the 0600 journal in the
+ * config folder) and, once answered, the contact's id with digests of what it wrote (`d`: `{id,
+ * line, w}` for a contact created — one digest of its fields; `own` when a retry met the contact
+ * its first attempt stored, `uncertain` when nothing told —, `{id, line, wf: {field: digest}}`
+ * for a changed one). Digests let the
  * undo tell that someone changed a contact since, without keeping what the import wrote.
  */
 import { createHash } from 'node:crypto';
@@ -54,12 +56,36 @@ export type Effect =
   /** Changed after being read: its fields get their earlier values back. */
   | ({ kind: 'changed'; fields: Record<string, { before: unknown; wrote: string | undefined }> } & At)
   /** Changed without being read first (no --check-existing): its earlier values are unknown. */
-  | ({ kind: 'unread' } & At);
+  | ({ kind: 'unread' } & At)
+  /**
+   * Matched after an attempt whose answer was lost, and nothing told whether that attempt stored
+   * it (undo-notes.ts): erased only with --include-uncertain, as a created one, else named.
+   */
+  | ({ kind: 'uncertain'; w: string | undefined } & At)
+  /**
+   * Sent without a journaled answer (InFlight): what it stored is found by its phone at the undo
+   * (src/jobs/in-flight.ts). `id` is empty: the contact is not known yet.
+   */
+  | ({ kind: 'inFlight'; id: ''; p: string; t: number | undefined } & Omit<At, 'id'>);
+
+/**
+ * A row sent whose answer the journal never got (the import stopped with it on the wire, or it
+ * failed after attempts that may have reached the service): perhaps stored. `p`: its E.164 phone,
+ * by which an undo finds what it stored (src/jobs/in-flight.ts); `t`: when it was first sent.
+ */
+export interface InFlight {
+  row: number;
+  line: number;
+  sheet?: string;
+  p: string | undefined;
+  t: number | undefined;
+}
 
 export interface Effects {
   effects: Effect[];
   /** Rows stored whose answer left no id in the journal (a journal older than undo). */
   unknown: number;
+  inFlight: InFlight[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -68,9 +94,16 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export function effectsOf(p: ParsedJournal): Effects {
   const effects: Effect[] = [];
   let unknown = 0;
+  const inFlight: InFlight[] = [];
+  for (const [r, i] of p.intents) {
+    const status = p.rows.get(r);
+    if (typeof i.t !== 'number' || (status !== undefined && status !== 'failed')) continue;
+    inFlight.push({ row: r, line: typeof i.l === 'number' ? i.l : r, ...(typeof i.s === 'string' ? { sheet: i.s } : {}), p: typeof i.p === 'string' ? i.p : undefined, t: i.t });
+  }
+  inFlight.sort((a, b) => a.row - b.row);
   for (const r of [...p.rows.keys()].sort((a, b) => a - b)) {
     const status = p.rows.get(r);
-    if (status !== 'created' && status !== 'matched') continue;
+    if (status !== 'created' && status !== 'matched' && status !== 'uncertain') continue;
     const d = p.data.get(r);
     if (!d || typeof d.id !== 'string') {
       unknown += 1;
@@ -78,7 +111,9 @@ export function effectsOf(p: ParsedJournal): Effects {
     }
     const base = { row: r, line: typeof d.line === 'number' ? d.line : r, ...(typeof d.sheet === 'string' ? { sheet: d.sheet } : {}), id: d.id };
     const i = p.intents.get(r);
-    if (status === 'created' || d.own === true) {
+    if (status === 'uncertain') {
+      effects.push({ kind: 'uncertain', ...base, w: typeof d.w === 'string' ? d.w : undefined });
+    } else if (status === 'created' || d.own === true) {
       effects.push({ kind: 'created', ...base, w: typeof d.w === 'string' ? d.w : undefined });
     } else if (i && i.match === d.id && isObject(i.b)) {
       const wrote = isObject(d.wf) ? d.wf : {};
@@ -86,5 +121,5 @@ export function effectsOf(p: ParsedJournal): Effects {
       if (Object.keys(fields).length > 0) effects.push({ kind: 'changed', ...base, fields });
     } else effects.push({ kind: 'unread', ...base });
   }
-  return { effects, unknown };
+  return { effects, unknown, inFlight };
 }

@@ -23,15 +23,20 @@ interface Existing {
 export class ExistingContacts {
   private readonly byPhone = new Map<string, Existing>();
   listed = 0;
+  /** Contacts whose phone cannot be read as a number (src/contacts/people.ts): a row of theirs would show as new. */
+  readonly unreadable: string[] = [];
 
-  /** One listing of every contact — the same reading of phones as `contacts find` (src/contacts/people.ts). */
+  /**
+   * One listing of every contact — the same reading of phones as `contacts find` (src/contacts/
+   * people.ts): each number of a phone the service returns as a list or an object.
+   */
   static async load(client: ApiClient, region: string | undefined): Promise<ExistingContacts> {
     const index = new ExistingContacts();
     for await (const { stored, raw } of everyContact(client, region)) {
       index.listed += 1;
-      if (stored.e164 === undefined || index.byPhone.has(stored.e164)) continue;
+      if (stored.unreadable) index.unreadable.push(stored.id);
       const { id: _id, createdAt: _c, updatedAt: _u, ...fields } = raw;
-      index.byPhone.set(stored.e164, { id: stored.id, fields });
+      for (const e164 of stored.e164s) if (!index.byPhone.has(e164)) index.byPhone.set(e164, { id: stored.id, fields });
     }
     return index;
   }

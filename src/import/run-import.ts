@@ -23,7 +23,8 @@ import { buildMapping, type Mapping, parseMaps, type Target } from './mapping.js
 import { normalizeHeader } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
-import { type Answer, dryTally, recordedOptions, UndoNotes } from './undo-notes.js';
+import { unreadableLine } from '../contacts/people.js';
+import { type Answer, dryTally, type Ending, recordedOptions, UndoNotes } from './undo-notes.js';
 import { type EncodingName, lineName, openSource, type Row, type Source } from '../source/open.js';
 import { choiceCounts, type Summary, summaryLines } from './summary.js';
 import { keepHeapSmall, withPhonesOffThread } from './phone-threads.js';
@@ -118,8 +119,10 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
 
   const existing = preview ? await ExistingContacts.load(client as ApiClient, region) : undefined;
   if (existing) ctx.log.info(`read ${existing.listed} existing contacts to compare with`);
+  const unread = existing ? unreadableLine(existing.unreadable) : undefined;
+  if (unread !== undefined) ctx.log.warn(`${unread}; a row with one of their numbers shows as new`);
   const changes = new ChangesFile(changesPath, { redact: (t) => ctx.log.redact(t), csvRaw: ctx.csvRaw });
-  const undo = new UndoNotes(journal, earlier, job.abandoned);
+  const undo = new UndoNotes(journal, earlier, job.abandoned, ctx.deps.now);
   const rowsOut = o.dryRun && o.rowsFormat ? await createListWriter(ctx.deps.io.stdout, o.rowsFormat, CONTACT_CSV.filter((c) => c.key !== 'id'), ctx) : undefined;
   const preCounts = { new: 0, matches: 0 };
   const countries = new RowCountries(mapping, region);
@@ -143,7 +146,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
       } else if (existing) preCounts.new += 1;
       await rowsOut?.write([item.body]);
     },
-    onAnswer: (row, item, answer) => undo.answered(row, item.body, answer),
+    onSending: (row, item) => undo.sending(row, item.e164),
   });
   // A dry run is bound by the CPU, most of it phone parsing: that goes to a worker thread on a
   // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not
@@ -159,6 +162,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   job.leaveRecord({ ...(rejects.written ? { rejects: rejectsPath } : {}), ...(changes.count > 0 ? { changes: changes.path } : {}) }, dryTally(s, preCounts, changes.count));
   const created = s.endings.created ?? 0;
   const matched = s.endings.matched ?? 0;
+  const uncertain = s.endings.uncertain ?? 0;
 
   const summary: Summary = {
     file: shownName,
@@ -169,6 +173,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
     ...(existing ? { new: preCounts.new, matches: preCounts.matches, changes: changes.count, changesFile: changes.count > 0 ? changes.path : null } : {}),
     ...(o.existing === 'skip' ? { existing: s.endings.existing ?? 0 } : {}),
     ...(s.unfinished > 0 ? { unfinished: s.unfinished } : {}),
+    ...(uncertain > 0 ? { uncertain } : {}),
     ...(countries.any ? { countryFromFile: countries.fromFile, countryUnread: countries.unread } : {}),
     ...choiceCounts(mapping, tally, o.keepOtherPhones),
   };
@@ -180,7 +185,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // remembered for this key, or read from the listing's headers, else --rate.
   const toSend = s.rows - s.rejected - s.duplicates - s.skipped - (s.endings.existing ?? 0);
   const estimate = o.dryRun ? [`  ${estimateLine(knownLimit(client?.stats().limit, settings.rate), toSend)}`] : [];
-  return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, endedAs(result)), ...estimate], stored: `${created + matched} rows were stored` });
+  return endJob(ctx, result, summary, { kind: 'import', lines: [...summaryLines(summary, endedAs(result)), ...estimate], stored: `${created + matched + uncertain} rows were stored` });
 }
 
 /**
@@ -230,7 +235,7 @@ function importPlan(
   mapping: Mapping,
   check: CheckOptions,
   tally: PhoneTally,
-  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void>; onAnswer: (row: BulkRow, item: Item, answer: Answer) => void },
+  o: { existing: ExistingContacts | undefined; skipExisting: boolean; onAccepted: (row: BulkRow, item: Item) => Promise<void>; onSending: (row: BulkRow, item: Item) => (body: ContactBody, answer: Answer) => Ending },
 ): BulkPlan<Item> {
   // E.164 phones as numbers in a compact typed-array set (phone-set.ts): a million rows' index
   // costs a few megabytes, not a million strings.
@@ -258,9 +263,11 @@ function importPlan(
     duplicate: (key) => `duplicate: phone +${String(key)} is on an earlier row of this file`,
     accepted: (row, item) => o.onAccepted(row, item),
     async send(item, row, signal) {
-      const res = await createContact(client as ApiClient, item.body, { signal });
-      o.onAnswer(row, item, res);
-      return res.status === 201 ? 'created' : 'matched';
+      // Its intent first, as the POST goes on the wire (undo-notes.ts): a row whose answer is lost
+      // is known to have perhaps been stored.
+      let answered: ((body: ContactBody, answer: Answer) => Ending) | undefined;
+      const res = await createContact(client as ApiClient, item.body, { signal, beforeSend: () => (answered = o.onSending(row, item)) });
+      return (answered ?? o.onSending(row, item))(item.body, res);
     },
     refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,
   };

@@ -14,6 +14,12 @@ interface ImportExtras {
   changesFile?: string | null;
   /** --existing skip: rows whose phone an existing contact has, not sent. */
   existing?: number;
+  /**
+   * Rows matched after an attempt whose answer was lost, where nothing tells whether that attempt
+   * stored the contact (no listing, no creation time): neither created nor matched — `import undo`
+   * names them, and erases them only with --include-uncertain.
+   */
+  uncertain?: number;
   /** With a country column: rows whose region came from it, and rows whose cell named no country. */
   countryFromFile?: number;
   countryUnread?: number;
@@ -73,13 +79,14 @@ function choiceLines(s: Summary): string[] {
  */
 export function summaryLines(s: Summary, ended: Ended): string[] {
   const secs = s.elapsedMs / 1000;
-  const sent = s.created + s.matched;
+  const sent = s.created + s.matched + (s.uncertain ?? 0);
   const h = headline(ended, 'imported', 'import');
   const lines = [
     `${s.dryRun ? 'dry run of' : h.opening} ${s.file}: ${s.rows} row${s.rows === 1 ? '' : 's'}${h.afterCount} in ${secs.toFixed(1)} s`,
     s.dryRun ? `  valid       ${s.rows - s.rejected - s.duplicates - s.skipped - (s.existing ?? 0)}  (would be sent)` : `  created     ${s.created}`,
   ];
   if (!s.dryRun) lines.push(`  matched     ${s.matched}  (already known by phone: updated)`);
+  if (s.uncertain) lines.push(`  uncertain   ${s.uncertain}  (an attempt's answer was lost, and the service does not tell whether it stored them: import undo names them)`);
   lines.push(`  rejected    ${s.rejected}`, `  duplicates  ${s.duplicates}  (same phone earlier in the file)`);
   if (!s.dryRun) lines.push(`  failed      ${s.failed}${s.failed > 0 ? '  (network or server errors: run again with --resume)' : ''}`);
   if (s.new !== undefined) lines.push(`  new         ${s.new}  (no contact has the phone)`, `  matches     ${s.matches ?? 0}  (an existing contact has the phone: its fields are updated)`, `  changes     ${s.changes ?? 0}  (fields that change on matched contacts${s.changesFile ? ` → ${s.changesFile}` : ''})`);

@@ -1,10 +1,14 @@
 /**
  * What a real import writes into its journal so that `import undo` can put the contacts back
- * (src/import/effects.ts): before a row is sent, what the listing said of its phone (a new person,
- * or the contact it matches with the earlier values of the fields the row changes); once
- * answered, the contact's id and digests of what was written. On --resume, what the first run
- * read stands: the listing of a resumed run already holds the contacts the first run created —
- * and so does a --restart's, for the rows the abandoned run had sent but not finished.
+ * (src/import/effects.ts; docs/people.md, "What undo takes back"). As a row's POST goes on the
+ * wire (past the limiter) — every row, with or without a listing — its intent (`i`): when it was first sent (`t`, this
+ * machine's clock), its line and E.164 phone (`l`, `p`), and what the listing said of its phone (a new person, or the contact it matches
+ * with the earlier values of the fields the row changes). Once answered, the contact's id and
+ * digests of what was written (`d`). The intent is a plain write before the send, so a kill -9,
+ * SIGHUP, a fault or a full disk that loses the answer leaves it behind: the row is known to have
+ * perhaps been stored, and a retry that meets the contact it stored is not taken for a match.
+ * On --resume, what the first run wrote stands: its listing already holds the contacts the first
+ * run created — and so does a --restart's, for the rows the abandoned run had sent but not finished.
  */
 import type { BulkCounts, BulkRow } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
@@ -14,53 +18,122 @@ import type { ImportOptions } from './run-import.js';
 import type { ContactBody } from './validate.js';
 import { resolve } from 'node:path';
 
-/** The answer to a row's POST. */
-export type Answer = { status: number; contact: unknown; ambiguousBefore: boolean };
+/** The answer to a row's POST; `date` the answer's Date header. */
+export type Answer = { status: number; contact: unknown; ambiguousBefore: boolean; date?: string | undefined };
+
+/** How a sent row ended: `uncertain` — matched after an attempt whose answer was lost, and nothing tells whether that attempt stored it. */
+export type Ending = 'created' | 'matched' | 'uncertain';
 
 type Intent = Record<string, unknown>;
 
+/**
+ * How far before its first send a contact's creation time may read and still be that send's: the
+ * `Date` header and many creation times are whole seconds.
+ */
+export const CREATED_SLACK_MS = 1000;
+
+/** A creation time the answer carries, in ms: an ISO time with its zone, or seconds or ms since 1970. */
+function createdAtOf(c: Record<string, unknown>): number | undefined {
+  for (const key of ['createdAt', 'created_at', 'created', 'creationTime', 'dateCreated']) {
+    const v = c[key];
+    if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v < 1e11 ? v * 1000 : v;
+    if (typeof v === 'string' && /\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})$/i.test(v.trim())) {
+      const ms = Date.parse(v.trim());
+      if (Number.isFinite(ms)) return ms;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the contact a retry met is the one the row's first send stored: its creation time against
+ * that send's time, both on the service's clock (the answer's `Date` header gives the offset of
+ * this machine's). Undefined when the service gives no creation time or no Date, or the first
+ * send's time is unknown.
+ */
+export function storedByFirstSend(contact: Record<string, unknown>, date: string | undefined, firstSentAt: number | undefined, answeredAt: number): boolean | undefined {
+  const created = createdAtOf(contact);
+  const server = date === undefined ? Number.NaN : Date.parse(date);
+  if (created === undefined || !Number.isFinite(server) || firstSentAt === undefined) return undefined;
+  return created >= firstSentAt + (server - answeredAt) - CREATED_SLACK_MS;
+}
+
 export class UndoNotes {
-  /** What was read of the rows in flight (a window of them). */
-  private readonly inFlight = new Map<number, Intent>();
+  /** What the listing said of the rows accepted and not yet sent (a window of them). */
+  private readonly listed = new Map<number, Intent>();
 
   constructor(
     private readonly journal: Journal | undefined,
     private readonly earlier: EarlierRun | undefined,
     /** --restart: what the abandoned run knew of the rows it had not finished. */
-    private readonly abandoned?: EarlierRun['intents'] | undefined,
+    private readonly abandoned: EarlierRun['intents'] | undefined,
+    private readonly now: () => number,
   ) {}
 
   /** The listing's word on a row about to be sent: the contact it matches, or none. */
   read(row: BulkRow, match: { id: string; fields: Record<string, unknown> } | undefined, changed: FieldChange[]): void {
     if (!this.journal) return;
-    const first = this.earlier?.intents.get(row.n);
-    const intent = first ?? this.abandoned?.get(row.n) ?? (match ? { match: match.id, b: Object.fromEntries(changed.map((c) => [c.field, match.fields[c.field] ?? null])) } : { new: 1 });
-    this.inFlight.set(row.n, intent);
-    if (!first) this.journal.intent(row.n, intent);
+    this.listed.set(row.n, match ? { match: match.id, b: Object.fromEntries(changed.map((c) => [c.field, match.fields[c.field] ?? null])) } : { new: 1 });
   }
 
-  /** A row's answer: the contact's id, and digests of what it now holds. */
-  answered(row: BulkRow, body: ContactBody, answer: Answer): void {
-    const intent = this.inFlight.get(row.n);
-    this.inFlight.delete(row.n);
-    if (!this.journal) return;
+  /** Whether an earlier run may have sent the row (its intent is in the journal it continues or abandoned). */
+  private triedBefore(n: number): boolean {
+    return this.earlier?.intents.has(n) === true || this.abandoned?.has(n) === true;
+  }
+
+  /**
+   * The row's POST goes on the wire now: its intent is written first (a plain write: no fsync, no
+   * answer awaited; a write that fails — a full disk — stops the POST). Returns what to do with
+   * the answer.
+   */
+  sending(row: BulkRow, e164: string | undefined): (body: ContactBody, answer: Answer) => Ending {
+    const listing = this.listed.get(row.n);
+    this.listed.delete(row.n);
+    const first = this.earlier?.intents.get(row.n);
+    // `l` and `p`: the row's line and phone, for an undo to find what a row whose answer was never
+    // journaled stored (src/jobs/in-flight.ts); `p` is blanked with the rest when the person is erased.
+    const intent = first ?? this.abandoned?.get(row.n) ?? { t: this.now(), l: row.line, ...(row.sheet !== undefined ? { s: row.sheet } : {}), ...(e164 !== undefined ? { p: e164 } : {}), ...listing };
+    if (!first) this.journal?.intent(row.n, intent);
+    return (body, answer) => this.answered(row, intent, body, answer);
+  }
+
+  /** A row's answer: the contact's id and digests of what it now holds; how the row ended. */
+  private answered(row: BulkRow, intent: Intent, body: ContactBody, answer: Answer): Ending {
     const c = answer.contact !== null && typeof answer.contact === 'object' ? (answer.contact as Record<string, unknown>) : {};
-    if (typeof c.id !== 'string' && typeof c.id !== 'number') return;
-    const id = String(c.id);
+    const hasId = typeof c.id === 'string' || typeof c.id === 'number';
+    const base = { id: String(c.id), line: row.line, ...(row.sheet !== undefined ? { sheet: row.sheet } : {}) };
     const stored = storedFields(c, body);
-    const base = { id, line: row.line, ...(row.sheet !== undefined ? { sheet: row.sheet } : {}) };
-    if (answer.status === 201) return this.journal.note(row.n, { ...base, w: contactDigest(stored) });
+    const note = (data: Record<string, unknown>) => {
+      if (hasId) this.journal?.note(row.n, data);
+    };
+    if (answer.status === 201) {
+      note({ ...base, w: contactDigest(stored) });
+      return 'created';
+    }
+    // A match after an attempt whose answer was lost (a fault, a timeout; a run killed, hung up or
+    // stopped by a full disk with the POST on the wire) may be the contact that attempt stored.
+    const triedBefore = answer.ambiguousBefore || this.triedBefore(row.n);
     if (intent?.new !== undefined) {
-      // The listing had no one with this phone, yet the service matched: our own earlier attempt
-      // stored it (a retry after a lost answer, or a run killed before its answer was journaled).
-      const own = answer.ambiguousBefore || this.earlier?.intents.has(row.n) === true || this.abandoned?.has(row.n) === true;
-      return this.journal.note(row.n, own ? { ...base, own: true, w: contactDigest(stored) } : base);
+      // The listing had no one with this phone: a match is our own earlier attempt's contact —
+      // unless no attempt went before, and someone else stored the person meanwhile.
+      note(triedBefore ? { ...base, own: true, w: contactDigest(stored) } : base);
+      return triedBefore ? 'created' : 'matched';
     }
-    if (intent?.match === id && intent.b !== null && typeof intent.b === 'object') {
-      const wf = Object.fromEntries(Object.keys(intent.b).map((f) => [f, fieldDigest(stored[f])]));
-      return this.journal.note(row.n, { ...base, wf });
+    if (intent?.match !== undefined) {
+      if (intent.match === base.id && intent.b !== null && typeof intent.b === 'object') note({ ...base, wf: Object.fromEntries(Object.keys(intent.b).map((f) => [f, fieldDigest(stored[f])])) });
+      else note(base);
+      return 'matched';
     }
-    this.journal.note(row.n, base);
+    if (!triedBefore) {
+      note(base);
+      return 'matched';
+    }
+    // No listing: the contact's creation time tells, where the service gives one.
+    const own = storedByFirstSend(c, answer.date, typeof intent?.t === 'number' ? intent.t : undefined, this.now());
+    if (own === true) note({ ...base, own: true, w: contactDigest(stored) });
+    else if (own === false) note(base);
+    else note({ ...base, uncertain: true, w: contactDigest(stored) });
+    return own === true ? 'created' : own === false ? 'matched' : 'uncertain';
   }
 }
 

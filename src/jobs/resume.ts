@@ -6,14 +6,14 @@
  * country changed since) stop it before anything is sent.
  */
 import { statSync } from 'node:fs';
-import { keyOf } from '../bulk/file-job.js';
-import { journalsDir, keyFingerprint } from '../bulk/job.js';
+import { journalsDir } from '../bulk/job.js';
 import { fileHash } from '../bulk/journal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { runningError } from '../bulk/lock.js';
 import { findJob, type JobRecord } from '../bulk/records.js';
 import { str, strings } from '../values.js';
+import { refuseOtherAccount } from './account.js';
 
 
 /** Refuses a file that is gone or changed since the job read it. */
@@ -42,13 +42,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
   if (job.state === 'finished') throw new UsageError(`job ${job.id} finished${job.endedAt ? ` at ${job.endedAt}` : ''}: there is nothing to resume`, `see callctl jobs show ${job.id}`);
   if (job.file === '-' && job.kind !== 'undo') throw new UsageError(`job ${job.id} read stdin, which cannot be read again`, 'run it again from a file');
   if (/\.done-\d+\.jsonl$/.test(job.journal)) throw new UsageError(`job ${job.id} was started over (--restart): it cannot be resumed`, 'see callctl jobs ls for the run that replaced it');
-  if (job.baseUrl && settings.baseUrl && job.baseUrl.replace(/\/+$/, '') !== settings.baseUrl.replace(/\/+$/, '')) {
-    throw new UsageError(`job ${job.id} ran against ${job.baseUrl}, not ${settings.baseUrl}`, `resume it where it ran: --base-url ${job.baseUrl}`);
-  }
-  const key = job.key !== undefined ? await keyOf(ctx) : undefined;
-  if (job.key !== undefined && key !== undefined && keyFingerprint(key) !== job.key) {
-    throw new UsageError(`job ${job.id} ran with another key than the one in effect`, 'resume it with the key it ran with (its profile, or CALLCTL_API_KEY)');
-  }
+  await refuseOtherAccount(ctx, job, { doing: 'resume', strict: false });
   if (job.kind !== 'undo') await checkFile(job);
   const o = job.options;
   const common = { dryRun: false, resume: true, restart: false, expectJob: job.id };
@@ -90,7 +84,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
     }
     case 'undo': {
       const { runUndo } = await import('./run-undo.js');
-      return runUndo(ctx, { ...common, job: str(o.job) ?? job.undoes ?? '', confirm: true, includeChanged: o.includeChanged === true });
+      return runUndo(ctx, { ...common, job: str(o.job) ?? job.undoes ?? '', confirm: true, includeChanged: o.includeChanged === true, includeUncertain: o.includeUncertain === true });
     }
     default:
       throw new UsageError(`job ${job.id} is a ${job.kind} job, which callctl cannot resume`);

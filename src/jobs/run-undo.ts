@@ -19,6 +19,8 @@ import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { lineName } from '../source/open.js';
+import { refuseOtherAccount } from './account.js';
+import { inFlightContacts } from './in-flight.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {
@@ -26,6 +28,8 @@ export interface UndoOptions {
   dryRun: boolean;
   confirm: boolean;
   includeChanged: boolean;
+  /** Also erase the contacts the import may have created but could not tell (docs/people.md). */
+  includeUncertain?: boolean;
   resume: boolean;
   restart: boolean;
   /** `jobs resume`: the undo job this run continues. */
@@ -44,6 +48,10 @@ export interface UndoSummary {
   receiptsFile: string | null;
   elapsedMs: number;
   gone?: number;
+  /** Contacts the import may have created (an attempt's answer lost): kept, without --include-uncertain. */
+  uncertain?: number;
+  /** Rows sent without a journaled answer that no contact holds the phone of: the service never stored them. */
+  notStored?: number;
   keptFields?: number;
   skipped?: number;
   unfinished?: number;
@@ -59,8 +67,6 @@ function refuseKind(job: JobRecord): void {
   if (job.dryRun) throw new UsageError(`${name} was a dry run: it changed nothing`, 'undo the real import: see callctl jobs ls');
   if (job.state === 'running' && job.holder) throw runningError(`the import ${job.id}`, job.holder);
 }
-
-const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 /** What earlier undos of this import did: contact id → ending, and the contacts they set out to erase. */
 function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; by: JobRecord[] } {
@@ -85,34 +91,47 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const dir = journalsDir((await ctx.config()).path);
   const target = findJob(dir, o.job);
   refuseKind(target);
-  if (target.baseUrl && settings.baseUrl && !sameBase(target.baseUrl, settings.baseUrl)) {
-    throw new UsageError(`job ${target.id} ran against ${target.baseUrl}, not ${settings.baseUrl}`, `undo it where it ran: --base-url ${target.baseUrl}`);
-  }
+  await refuseOtherAccount(ctx, target, { doing: 'undo', strict: true });
   const shown = target.file === '-' ? 'stdin' : target.file;
   if (target.state === 'interrupted') ctx.log.warn(`the import ${target.id} did not finish: this undoes the rows it stored (a later --resume of it would send the rest)`);
-  const { effects, unknown } = effectsOf(readJournal(target));
+  const recorded = effectsOf(readJournal(target));
+  const { unknown } = recorded;
+  // Rows sent without a journaled answer come last, each found by its phone when the undo runs.
+  const inFlight = recorded.inFlight.flatMap((r): Effect[] => (r.p !== undefined ? [{ kind: 'inFlight', row: r.row, line: r.line, id: '', p: r.p, t: r.t }] : []));
+  const effects = [...recorded.effects, ...inFlight];
+  const phoneless = recorded.inFlight.filter((r) => r.p === undefined);
+  if (phoneless.length > 0) ctx.log.warn(`line${phoneless.length === 1 ? '' : 's'} ${phoneless.map((r) => r.line).join(', ')}: sent without a phone, the answer never journaled — what ${phoneless.length === 1 ? 'it' : 'they'} stored cannot be found by the undo (check the contacts)`);
+  if (inFlight.length > 0) ctx.log.warn(`${inFlight.length} row${inFlight.length === 1 ? ' was' : 's were'} sent without a journaled answer (the import stopped, or ${inFlight.length === 1 ? 'it' : 'they'} failed): the contacts are read to find what ${inFlight.length === 1 ? 'it' : 'they'} stored`);
   const earlier = earlierUndos(dir, target.id);
-  const left = effects.filter((e) => !finalBefore(earlier.done.get(e.id), o.includeChanged));
+  const left = effects.filter((e) => !finalBefore(earlier.done.get(e.id), o.includeChanged, o.includeUncertain === true));
   const unread = effects.filter((e) => e.kind === 'unread');
+  const uncertain = left.filter((e) => e.kind === 'uncertain');
+  if (uncertain.length > 0) {
+    const ids = uncertain.slice(0, 10).map((e) => e.id).join(', ');
+    ctx.log.warn(
+      `${uncertain.length} contact${uncertain.length === 1 ? ' was' : 's were'} matched by this import after an attempt whose answer was lost, and the service did not tell whether that attempt created ${uncertain.length === 1 ? 'it' : 'them'}: ${ids}${uncertain.length > 10 ? ` and ${uncertain.length - 10} more` : ''} — ${o.includeUncertain ? 'erased as created by it (--include-uncertain)' : 'kept (check them; --include-uncertain erases them as created by the import)'}`,
+    );
+  }
   if (unknown > 0) ctx.log.warn(`${unknown} rows this import stored left no contact id in its journal (it ran before callctl kept one): they cannot be undone`);
   if (unread.length > 0 && left.some((e) => e.kind === 'unread')) {
     ctx.log.warn(`${unread.length} contact${unread.length === 1 ? ' was' : 's were'} changed by this import without being read first (it ran without --check-existing): their earlier values are unknown and cannot be given back`);
     ctx.log.warn('to make the next import reversible, run it with --check-existing: it reads the contacts first and keeps the values it changes');
   }
   const keptBefore = [...earlier.done.values()].filter((s) => s === 'kept' || s === 'partly').length;
-  if (left.filter((e) => e.kind !== 'unread').length === 0) {
+  if (left.filter((e) => e.kind !== 'unread' && (e.kind !== 'uncertain' || o.includeUncertain === true)).length === 0) {
     const why = effects.length === 0 ? 'the import created and changed no contact' : earlier.by.length > 0 ? `job ${earlier.by.at(-1)?.id} undid it already${keptBefore > 0 && !o.includeChanged ? ` (${keptBefore} changed since were kept: --include-changed undoes them too)` : ''}` : 'nothing it changed can be given back';
     ctx.log.info(`nothing to undo for job ${target.id}: ${why}; nothing was sent`);
     if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, 0, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
     return EXIT.ok;
   }
 
-  const toErase = left.filter((e) => e.kind === 'created');
+  const toErase = left.filter((e) => e.kind === 'created' || (e.kind === 'uncertain' && o.includeUncertain === true));
+  const toFind = left.filter((e) => e.kind === 'inFlight');
   const toRestore = left.filter((e) => e.kind === 'changed');
   if (!o.dryRun && !o.confirm) {
     await printPlan(ctx, left);
     throw new UsageError(
-      `this would erase ${toErase.length} contact${toErase.length === 1 ? '' : 's'} the import created (with their calls and recordings, irreversibly) and give ${toRestore.length} contact${toRestore.length === 1 ? '' : 's'} their earlier values back; nothing was sent`,
+      `this would erase ${toErase.length} contact${toErase.length === 1 ? '' : 's'} the import created (with their calls and recordings, irreversibly)${toFind.length > 0 ? `, and those ${toFind.length} row${toFind.length === 1 ? '' : 's'} sent without a journaled answer created,` : ''} and give ${toRestore.length} contact${toRestore.length === 1 ? '' : 's'} their earlier values back; nothing was sent`,
       'add --confirm to undo it, or --dry-run to read each contact and see what would happen',
     );
   }
@@ -123,6 +142,8 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     ctx.onClose(() => lock.release());
   }
   const client = await ctx.api();
+  const region = typeof target.options.country === 'string' ? target.options.country : undefined;
+  const found = inFlight.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
   const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
   if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
   const receiptsPath = `${base}.undo.jsonl`;
@@ -137,8 +158,8 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     resume: o.resume,
     restart: o.restart,
     expectJob: o.expectJob,
-    identity: { includeChanged: o.includeChanged },
-    options: { job: target.id, ...(o.includeChanged ? { includeChanged: true } : {}) },
+    identity: { includeChanged: o.includeChanged, ...(o.includeUncertain ? { includeUncertain: true } : {}) },
+    options: { job: target.id, ...(o.includeChanged ? { includeChanged: true } : {}), ...(o.includeUncertain ? { includeUncertain: true } : {}) },
     files: { receipts: receiptsPath },
     content: { hash: digest, undoes: target.id },
     baseUrl: settings.baseUrl,
@@ -157,6 +178,8 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     client,
     items: effects,
     includeChanged: o.includeChanged,
+    includeUncertain: o.includeUncertain === true,
+    inFlight: found,
     dryRun: o.dryRun,
     journal: files.journal,
     earlier: files.earlier,
@@ -194,6 +217,8 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     `  kept            ${summary.kept}  (changed since the import${summary.keptFields ? `, ${summary.keptFields} field${summary.keptFields === 1 ? '' : 's'} of them on restored contacts` : ''}; --include-changed undoes them too)`,
     `  cannot restore  ${summary.cannotRestore}  (changed without being read first)`,
   ];
+  if (summary.notStored) lines.push(`  not stored      ${summary.notStored}  (sent when the import stopped; the service never stored them)`);
+  if (summary.uncertain) lines.push(`  uncertain       ${summary.uncertain}  (perhaps created by it, an answer lost: kept; --include-uncertain erases them)`);
   if (summary.gone) lines.push(`  gone            ${summary.gone}  (no longer on the service)`);
   lines.push(`  failed          ${summary.failed}${summary.failed > 0 ? '  (run again with --resume)' : ''}`);
   if (summary.skipped) lines.push(`  skipped         ${summary.skipped}  (done by an earlier run)`);
@@ -222,6 +247,8 @@ function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, fail
     receiptsFile,
     elapsedMs,
     ...(e.gone ? { gone: e.gone } : {}),
+    ...(e.uncertain ? { uncertain: e.uncertain } : {}),
+    ...(e.notStored ? { notStored: e.notStored } : {}),
     ...(extra.keptFields ? { keptFields: extra.keptFields } : {}),
     ...(extra.skipped ? { skipped: extra.skipped } : {}),
     ...(extra.unfinished ? { unfinished: extra.unfinished } : {}),
@@ -244,8 +271,17 @@ async function printPlan(ctx: Context, items: Effect[]): Promise<void> {
   await writer.write(
     items.map((e) => ({
       line: lineName(e),
-      id: e.id,
-      action: e.kind === 'created' ? 'erase (created by the import)' : e.kind === 'changed' ? 'restore earlier values' : 'nothing (not read before: cannot restore)',
+      id: e.kind === 'inFlight' ? '(found by its phone)' : e.id,
+      action:
+        e.kind === 'created'
+          ? 'erase (created by the import)'
+          : e.kind === 'changed'
+            ? 'restore earlier values'
+            : e.kind === 'uncertain'
+              ? 'keep, or erase with --include-uncertain (perhaps created by the import: an answer was lost)'
+              : e.kind === 'inFlight'
+                ? 'find what it stored, erase it if created by it (sent, its answer never journaled)'
+                : 'nothing (not read before: cannot restore)',
       fields: e.kind === 'changed' ? Object.keys(e.fields).join(', ') : '',
     })),
   );

@@ -5,7 +5,9 @@
  *     what the import wrote): kept and named;
  *   changed: each field the import changed gets its earlier value back (one PATCH), unless its
  *     value is no longer what the import wrote: that field is kept and named;
- *   `--include-changed` undoes those too; a contact already gone (404) is `gone`.
+ *   `--include-changed` undoes those too; a contact already gone (404) is `gone`. A row without
+ *   the digest of what the import wrote (a line not written by the import) is kept and named,
+ *   whatever the flags: nothing shows the contact is the import's.
  * Before acting on a row the plan writes what it is about to do into the journal (`i`), so that
  * after a kill -9 a 404 on a contact whose DELETE went out reads as erased, not gone; a field that
  * already holds its earlier value needs no PATCH. A dry run reads and decides the same, and writes
@@ -19,19 +21,20 @@ import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
 import { contactDigest, type Effect, fieldDigest, sameValue } from '../import/effects.js';
+import { storedByFirstSend } from '../import/undo-notes.js';
 import { lineName } from '../source/open.js';
 
 /**
  * What the undo did to one contact, and the row's ending: `partly` is a contact given some fields
  * back and keeping others (its receipt says `restored`, with the fields `kept`).
  */
-export type Did = 'erased' | 'restored' | 'partly' | 'kept' | 'gone' | 'cannotRestore' | 'earlier';
+export type Did = 'erased' | 'restored' | 'partly' | 'kept' | 'gone' | 'cannotRestore' | 'uncertain' | 'notStored' | 'earlier';
 
 export interface Receipt {
   /** The import's line: a number, or a workbook's `Leads!12`. */
   item: number | string;
   id: string;
-  did: Exclude<Did, 'earlier' | 'partly'>;
+  did: Exclude<Did, 'earlier' | 'partly' | 'notStored'>;
   /** Fields given their earlier values back. */
   fields?: string[];
   /** Fields (or, for a created contact, the contact) kept: changed since the import. */
@@ -86,6 +89,8 @@ export interface UndoPlanInput {
   client: ApiClient;
   items: Effect[];
   includeChanged: boolean;
+  /** Erase the contacts the import may have created (kind `uncertain`) as created ones. */
+  includeUncertain: boolean;
   dryRun: boolean;
   journal: Journal | undefined;
   earlier: EarlierRun | undefined;
@@ -97,6 +102,8 @@ export interface UndoPlanInput {
   now: () => number;
   /** A contact kept, or kept in part, named for the operator. */
   onKept(e: Effect, what: string): void;
+  /** The contacts holding each phone of the rows sent without a journaled answer (in-flight.ts). */
+  inFlight?: Map<string, string[]> | undefined;
 }
 
 export interface UndoTally {
@@ -112,10 +119,16 @@ function earlierValue(field: string, before: unknown): unknown {
   return field === 'tags' ? [] : '';
 }
 
-/** Whether an earlier undo's ending for a contact leaves nothing to do now (what it kept, --include-changed undoes). */
-export function finalBefore(ending: string | undefined, includeChanged: boolean): boolean {
-  return ending !== undefined && ending !== 'failed' && ending !== 'earlier' && !((ending === 'kept' || ending === 'partly') && includeChanged);
+/**
+ * Whether an earlier undo's ending for a contact leaves nothing to do now (what it kept,
+ * --include-changed undoes; what it left as uncertain, --include-uncertain).
+ */
+export function finalBefore(ending: string | undefined, includeChanged: boolean, includeUncertain = false): boolean {
+  return ending !== undefined && ending !== 'failed' && ending !== 'earlier' && !((ending === 'kept' || ending === 'partly') && includeChanged) && !(ending === 'uncertain' && includeUncertain);
 }
+
+/** Why a journal row is not acted on: nothing in it shows the contact is the import's. */
+const UNVERIFIED = 'its journal row holds no digest of what the import wrote, so nothing shows this contact is the one the import created or changed: kept (check it, and erase or edit it by id)';
 
 export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: UndoTally } {
   const tally: UndoTally = { keptFields: 0 };
@@ -136,14 +149,21 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     }
   }
 
-  async function erase(e: Extract<Effect, { kind: 'created' }>, row: number, signal: AbortSignal): Promise<Did> {
+  async function erase(e: Extract<Effect, { kind: 'created' | 'uncertain' }>, row: number, signal: AbortSignal): Promise<Did> {
     const current = await read(e, signal);
     if (current === undefined) {
       const did = intendedErase(row, e.id) ? 'erased' : 'gone';
       receipt(e, did);
       return did;
     }
-    if (e.w !== undefined && contactDigest(current) !== e.w && !o.includeChanged) {
+    // A row without the digest of what the import wrote cannot show that this contact is the one
+    // it created (a journal line written by hand, or by something else): kept, whatever the flags.
+    if (e.w === undefined) {
+      o.onKept(e, UNVERIFIED);
+      receipt(e, 'kept', { kept: ['contact'] });
+      return 'kept';
+    }
+    if (contactDigest(current) !== e.w && !o.includeChanged) {
       o.onKept(e, 'changed since the import');
       receipt(e, 'kept', { kept: ['contact'] });
       return 'kept';
@@ -153,6 +173,42 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     if (!erasure.erased) throw erasure.notFound;
     receipt(e, 'erased');
     return 'erased';
+  }
+
+  /**
+   * A row the import sent without a journaled answer: each contact holding its phone, read for its
+   * creation time — created by that send: erased; older: there before, what the send merged into it
+   * cannot be given back; no time to tell: uncertain (erased with --include-uncertain).
+   */
+  async function inFlight(e: Extract<Effect, { kind: 'inFlight' }>, row: number, signal: AbortSignal): Promise<Did> {
+    let did: Did = 'notStored';
+    for (const id of o.inFlight?.get(e.p) ?? []) {
+      const one = { ...e, id } as unknown as Effect;
+      let res;
+      try {
+        res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${id}`, signal });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) continue;
+        throw err;
+      }
+      const contact = isObject(res.body) ? res.body : {};
+      const own = storedByFirstSend(contact, typeof res.headers.date === 'string' ? res.headers.date : undefined, e.t, o.now());
+      if (own === false) {
+        receipt(one, 'cannotRestore');
+        if (did === 'notStored') did = 'cannotRestore';
+      } else if (own === undefined && !o.includeUncertain) {
+        o.onKept(one, 'sent when the import stopped, its answer lost, and the service gives no creation time to tell whether that send created it: kept (--include-uncertain erases it)');
+        receipt(one, 'uncertain');
+        if (did !== 'erased') did = 'uncertain';
+      } else {
+        did = 'erased';
+        if (o.dryRun) continue;
+        o.journal?.note(row, { erase: id });
+        const erasure = await eraseContact(o.client, id, signal);
+        if (erasure.erased) receipt(one, 'erased');
+      }
+    }
+    return did;
   }
 
   async function restore(e: Extract<Effect, { kind: 'changed' }>, signal: AbortSignal): Promise<Did> {
@@ -167,14 +223,17 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     for (const [field, { before, wrote }] of Object.entries(e.fields)) {
       const now = current[field];
       if (sameValue(now, before)) back.push(field); // already as it was
-      else if (wrote === undefined || fieldDigest(now) === wrote || o.includeChanged) {
+      else if (wrote !== undefined && (fieldDigest(now) === wrote || o.includeChanged)) {
         body[field] = earlierValue(field, before);
         back.push(field);
       } else kept.push(field);
     }
     if (kept.length > 0 && back.length > 0) tally.keptFields += kept.length;
     if (kept.length > 0) {
-      o.onKept(e, `${kept.join(', ')} changed since the import${back.length > 0 ? `; ${back.join(', ')} ${o.dryRun ? 'would be restored' : 'restored'}` : ''}`);
+      const unverified = kept.filter((f) => e.fields[f]?.wrote === undefined);
+      const changed = kept.filter((f) => !unverified.includes(f));
+      const why = [changed.length > 0 ? `${changed.join(', ')} changed since the import` : '', unverified.length > 0 ? `${unverified.join(', ')}: ${UNVERIFIED}` : ''].filter((w) => w !== '').join('; ');
+      o.onKept(e, `${why}${back.length > 0 ? `; ${back.join(', ')} ${o.dryRun ? 'would be restored' : 'restored'}` : ''}`);
     }
     if (back.length === 0) {
       receipt(e, 'kept', { kept });
@@ -188,19 +247,22 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
   const plan: BulkPlan<Effect> = {
     check(row) {
       const e = o.items[row.n - 1] as Effect;
-      const act = e.kind === 'created' ? 'erase' : e.kind === 'changed' ? 'restore' : 'none';
-      if (!o.earlier?.intents.has(row.n)) o.journal?.intent(row.n, { id: e.id, act });
-      if (finalBefore(o.doneBefore.get(e.id), o.includeChanged)) return { done: 'earlier' };
+      const erasing = e.kind === 'created' || (e.kind === 'uncertain' && o.includeUncertain);
+      const act = erasing ? 'erase' : e.kind === 'changed' ? 'restore' : e.kind === 'inFlight' ? 'find' : 'none';
+      if (!o.earlier?.intents.has(row.n)) o.journal?.intent(row.n, e.kind === 'inFlight' ? { line: e.line, act } : { id: e.id, act });
+      if (finalBefore(o.doneBefore.get(e.id), o.includeChanged, o.includeUncertain)) return { done: 'earlier' };
       if (e.kind === 'unread') return { done: 'cannotRestore' };
+      if (e.kind === 'uncertain' && !o.includeUncertain) return { done: 'uncertain' };
       return { send: e };
     },
     ended(row, ending) {
       const e = o.items[row.n - 1] as Effect;
-      if (ending === 'cannotRestore') receipt(e, 'cannotRestore');
+      if (ending === 'cannotRestore' || ending === 'uncertain') receipt(e, ending);
     },
     duplicate: () => 'duplicate',
     async send(e, row, signal) {
-      return e.kind === 'created' ? erase(e, row.n, signal) : restore(e as Extract<Effect, { kind: 'changed' }>, signal);
+      if (e.kind === 'inFlight') return inFlight(e, row.n, signal);
+      return e.kind === 'created' || e.kind === 'uncertain' ? erase(e, row.n, signal) : restore(e as Extract<Effect, { kind: 'changed' }>, signal);
     },
     refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,
   };

@@ -17,8 +17,6 @@ export type PhoneResult = { ok: true; e164: string; ext?: string } | { ok: false
 /** What a reader of the reason should do when a spreadsheet has eaten digits. */
 export const EXCEL_ROUNDED = 'Excel rounded this number: re-export the column as text';
 
-/** An extension at the end of a phone: `ext. 12`, `extension 12`, `x12`, `#12`, `;ext=12`. */
-const EXTENSION = /\s*(?:[;,]?\s*ext(?:ension)?\.?\s*[=:]?|\bx\.?|#)\s*(\d{1,7})\s*$/i;
 /** Excel's scientific notation of a long number: `4.47911123458E+11`, `4,47911123458E+11`. */
 const SCIENTIFIC = /^\+?(\d)(?:[.,](\d+))?E\+?(\d{1,2})$/i;
 
@@ -98,13 +96,70 @@ export function toE164Uncached(input: string, region?: string): PhoneResult {
   return parse(input, region);
 }
 
-/** The text a number is read from, and the extension typed after it. */
-export type PreparedPhone = { text: string; ext?: string } | { lost: true };
+/** The text a number is read from, the extension typed after it, and whether it came from a `tel:` URI. */
+export type PreparedPhone = { text: string; ext?: string; uri?: true } | { lost: true };
+
+/** Characters a number without an extension is written with: a text of only these has none (no parse needed). */
+const PLAIN_NUMBER = /^[+\d\s().\-/]*$/;
+
+/**
+ * The extension at the end of a number, read as libphonenumber-js reads it — every label it knows
+ * (`ext`, `extn`, `extension`, `x`, `#`, `~`, `int`, `anexo`, `доб`, `,,`, `,`, `;`, their full-width
+ * forms, and `- 503#`). Its reading of an extension does not depend on the country, so the text is
+ * given a country calling code it does not use (the number itself is read elsewhere); `main` is the
+ * text before the extension's label.
+ */
+export function splitExtension(text: string): { main: string; ext?: string } {
+  if (PLAIN_NUMBER.test(text) || text.length > 250) return { main: text };
+  let ext: string | undefined;
+  try {
+    ext = parsePhoneNumberWithError(text.replace(/^[^+\d]*\+/, ''), { defaultCallingCode: '1' }).ext;
+  } catch {
+    ext = undefined;
+  }
+  if (ext === undefined || !/^\d+$/.test(ext)) return { main: text };
+  // The extension's digits are the text's last ones (only a `#` and what is not a digit may follow),
+  // and its label holds no digit: the number ends at the last digit before them.
+  const end = text.replace(/[^\d#]+$/, '').replace(/#$/, '');
+  if (!end.endsWith(ext)) return { main: text };
+  return { main: end.slice(0, -ext.length).replace(/\D+$/, ''), ext };
+}
+
+/**
+ * A `tel:` URI (RFC 3966) as a number to read: `tel:+64-3-331-6005;ext=1235`, `tel:331-6005;
+ * phone-context=+64-3` (the context is the number's start), `tel:03-331-6005;isub=1234;
+ * phone-context=abc.nz` (a domain: the number is local, its country unsaid; a sub-address is no part
+ * of the number). Undefined for a text that is no `tel:` URI.
+ */
+function telUri(text: string): { text: string; ext?: string } | undefined {
+  const m = /^tel:([^;]*)((?:;.*)?)$/i.exec(text);
+  if (!m) return undefined;
+  const params = new Map<string, string>();
+  for (const p of (m[2] ?? '').split(';').slice(1)) {
+    const at = p.indexOf('=');
+    const name = (at < 0 ? p : p.slice(0, at)).trim().toLowerCase();
+    if (name !== '' && !params.has(name)) params.set(name, at < 0 ? '' : p.slice(at + 1).trim());
+  }
+  // Values are percent-encoded (`%2B64` is `+64`); a malformed one is taken as written.
+  const decoded = (v: string | undefined) => {
+    try {
+      return v === undefined ? undefined : decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const context = decoded(params.get('phone-context')) ?? '';
+  const local = (m[1] ?? '').trim();
+  const number = context.startsWith('+') && !local.startsWith('+') ? `${context}${local}` : local;
+  const ext = decoded(params.get('ext'));
+  return ext !== undefined && /^\d+$/.test(ext) ? { text: number, ext } : { text: number };
+}
 
 /**
  * What a number is read from, as typed by a person or an export: Excel's `="…"` wrapper and
- * scientific notation undone, an extension cut off, a leading `00` taken as `+` when no region
- * says what its international prefix is. `lost`: Excel rounded the number, its digits are gone.
+ * scientific notation undone, a `tel:` URI read, an extension cut off, a leading `00` taken as `+`
+ * when no region says what its international prefix is. `lost`: Excel rounded the number, its
+ * digits are gone.
  */
 export function preparePhone(input: string, region: string | undefined): PreparedPhone {
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
@@ -116,16 +171,21 @@ export function preparePhone(input: string, region: string | undefined): Prepare
     if ('lost' in scientific) return { lost: true };
     text = scientific.digits;
   }
+  const uri = telUri(text);
   let ext: string | undefined;
-  const extension = EXTENSION.exec(text);
-  if (extension && extension.index > 0) {
-    ext = extension[1];
-    text = text.slice(0, extension.index);
+  if (uri !== undefined) {
+    text = uri.text;
+    ext = uri.ext;
+  }
+  if (ext === undefined) {
+    const split = splitExtension(text);
+    text = split.main;
+    ext = split.ext;
   }
   // With a region libphonenumber knows its international prefix; without one, 00 is the usual one.
   const compact = text.replace(/[\s().-]/g, '');
   if (!region && /^00[1-9]/.test(compact)) text = `+${compact.slice(2)}`;
-  return ext !== undefined ? { text, ext } : { text };
+  return { text, ...(ext !== undefined ? { ext } : {}), ...(uri !== undefined ? { uri: true as const } : {}) };
 }
 
 function parse(input: string, region: string | undefined): PhoneResult {
@@ -153,7 +213,7 @@ function parse(input: string, region: string | undefined): PhoneResult {
  * one parse: callers keep the list short, and ask only for numbers already refused.
  */
 export function validElsewhere(input: string, regions: readonly string[]): { region: string; e164: string; international: string } | undefined {
-  const text = input.trim().replace(/^="?|"$/g, '').replace(EXTENSION, '');
+  const text = splitExtension(input.trim().replace(/^="?|"$/g, '')).main;
   const tryParse = (t: string, region: string | undefined) => {
     try {
       const n = parsePhoneNumberWithError(t, region ? { defaultCountry: region as CountryCode } : undefined);

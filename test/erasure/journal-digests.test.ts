@@ -34,14 +34,15 @@ test('--purge-local takes the erased contacts\' digests out of an import\'s jour
   const erased = await runCli(['contacts', 'rm', '--from', requests, '--confirm', '--purge-local', '--json'], { env });
   assert.equal(erased.code, 0, erased.stderr);
   const copies = JSON.parse(erased.stdout).localCopies as Array<{ file: string; rows: number; purged: boolean }>;
-  assert.deepEqual(copies.find((c) => c.file === journal), { file: journal, rows: 3, purged: true }, 'q\'s earlier values, q\'s and Zoë\'s digests');
+  assert.deepEqual(copies.find((c) => c.file === journal), { file: journal, rows: 4, purged: true }, 'q\'s earlier values, q\'s and Zoë\'s digests, the phone Zoë\'s row was sent with');
 
   const after = readFileSync(journal, 'utf8').split('\n');
   assert.deepEqual(digestOf(after, q!.id), [], 'no digest of the erased q');
   assert.deepEqual(digestOf(after, zoe), [], 'no digest of the erased Zoë');
+  assert.ok(!after.some((l) => l.includes('+447911123456')), 'nor the phone her row was sent with');
   assert.equal(after.length, before.length);
   const touched = after.map((l, i) => (l === before[i] ? -1 : i)).filter((i) => i >= 0);
-  const aboutErased = (l: string) => l.includes(q!.id) || l.includes(zoe) || /"i":\{"match":/.test(l);
+  const aboutErased = (l: string) => l.includes(q!.id) || l.includes(zoe) || l.includes('"p":"+447911123456"') || /"match":/.test(l);
   assert.ok(touched.every((i) => aboutErased(before[i]!)), 'only the erased contacts\' lines change');
   assert.ok(after.some((l) => l.includes(r!.id) && l.includes('"wf"')) && after.some((l) => l.includes(ada) && l.includes('"w"')), 'the others keep theirs');
 

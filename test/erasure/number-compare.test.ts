@@ -3,7 +3,7 @@
 // comparison calls equal — never more, never less.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type NumberKey, NumberIndex, numberKey, sameNumber } from '../../src/phone/compare.js';
+import { compareNumbers, type NumberKey, NumberIndex, numberKey, sameNumber } from '../../src/phone/compare.js';
 
 const READINGS: Array<[string, string | undefined]> = [
   ['+44 7700 900123', undefined],
@@ -66,7 +66,8 @@ test('which readings are one number', () => {
   assert.ok(same(10, 24), '1 286 555 0123 cannot be a GB number: read without the region');
   assert.ok(same(25, 26), 'a field with two numbers is each of them');
   assert.ok(!same(27, 28), 'different extensions are different lines');
-  assert.ok(same(27, 29) && same(28, 29), 'an extension on one side only is ignored');
+  assert.ok(!same(27, 29) && !same(28, 29), 'an extension on one side only is near, not the same');
+  assert.equal(compareNumbers(key(READINGS[27]!), key(READINGS[29]!)), 'near');
 });
 
 test('the index finds exactly what sameNumber calls equal', () => {

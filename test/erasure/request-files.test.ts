@@ -31,7 +31,7 @@ test('a CSV row erases what any of its phone and e-mail columns finds; bare line
   ];
   const ann = [
     await contact(sb, { firstName: 'Ann', email: 'ann@example.com' }),
-    await contact(sb, { firstName: 'Ann', phone: '+44 20 7946 0111' }),
+    await contact(sb, { firstName: 'Ann', phone: '+44 20 7946 0111 ext. 5' }),
     await contact(sb, { firstName: 'Ann', phone: '+44 20 7946 0222' }),
   ];
   const bystander = await contact(sb, { firstName: 'Bystander', phone: '+44 20 7946 0999', email: 'by@example.com' });

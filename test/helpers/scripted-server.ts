@@ -3,7 +3,7 @@
  * deliberately does not have (an unknown envelope, a 429 with an HTTP-date Retry-After, a server
  * that never sends rate-limit headers). It records every request it received.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Hit {
@@ -29,13 +29,18 @@ export async function scriptedServer(t: { after(fn: () => unknown): void }, scri
       void script(hit, res, hits.length - 1);
     });
   });
+  const port = await listenOnLoopback(t, server);
+  return { baseUrl: `http://127.0.0.1:${port}/api/v1`, hits };
+}
+
+/** Starts a test's own server on 127.0.0.1, a free port, closed when the test ends; its port. */
+export async function listenOnLoopback(t: { after(fn: () => unknown): void }, server: Server): Promise<number> {
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   t.after(() => {
     server.closeAllConnections();
     return new Promise((done) => server.close(() => done(undefined)));
   });
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/api/v1`, hits };
+  return (server.address() as AddressInfo).port;
 }
 
 /** Sends a JSON answer. */

@@ -54,9 +54,13 @@ async function contactIds(ctx: Context, client: ApiClient, o: CallsLsOptions): P
     if (!(err instanceof UsageError)) throw err;
     throw new UsageError(`--contact ${o.contact}: ${err.message}`, hint);
   }
-  const { PeopleIndex } = await import('../../contacts/people.js');
+  const { PeopleIndex, nearLine, unreadableLine } = await import('../../contacts/people.js');
   const people = await PeopleIndex.load(client, region, (line) => ctx.log.warn(line));
   const ids = people.phone(number).map((c) => c.id);
+  const near = people.near(number).map((c) => c.id);
+  if (near.length > 0) ctx.log.warn(nearLine(near, 'their calls are not listed'));
+  const unread = unreadableLine(people.unreadable);
+  if (unread !== undefined) ctx.log.warn(unread);
   ctx.log.info(`${number.e164 ?? text}: ${ids.length === 0 ? 'no contact has this phone' : `contact${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`}`);
   return new Set(ids);
 }

@@ -9,7 +9,7 @@
  */
 import { updateContact } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
-import { changedWhileRead, everyContact, isNational } from '../../contacts/people.js';
+import { changedWhileRead, everyContact, isNational, unreadableLine } from '../../contacts/people.js';
 import { createListWriter } from '../../output/writers.js';
 import { type NumberKey, NumberIndex, severalNumbers } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
@@ -52,15 +52,19 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
   // Only ids and numbers are kept, never names: memory grows with the contacts, not their fields.
   const ids: string[] = [];
   const keys: NumberKey[] = [];
-  const national: Array<National & { valid: boolean; ext: boolean; at: number }> = [];
+  const national: Array<National & { valid: boolean; ext: boolean; text: boolean; at: number }> = [];
+  const unreadable: string[] = [];
   let read = 0;
   for await (const { stored } of everyContact(client, region, { whole: true, changed: (n) => ctx.log.warn(changedWhileRead(n)) })) {
     read += 1;
+    if (stored.unreadable) unreadable.push(stored.id);
     if (!stored.number) continue;
-    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, at: ids.length });
+    if (isNational(stored)) national.push({ id: stored.id, phone: stored.phone, e164: stored.number.e164 ?? null, valid: stored.number.valid, ext: stored.number.ext !== undefined, text: stored.phoneIsText, at: ids.length });
     ids.push(stored.id);
     keys.push(stored.number);
   }
+  const unread = unreadableLine(unreadable);
+  if (unread !== undefined) ctx.log.warn(unread);
   const grouped = groupsOf(keys);
   const inGroup = new Set(grouped.flat());
   const groups = grouped.map((g) => ({ phone: g.map((i) => keys[i]?.e164).find((e) => e !== undefined) ?? (keys[g[0] as number] as NumberKey).national, ids: g.map((i) => ids[i] as string) }));
@@ -70,7 +74,7 @@ export async function run(ctx: Context, o: DupesOptions): Promise<number> {
     for (const n of national) {
       if (inGroup.has(n.at)) continue; // a group: a person decides
       // A field of several numbers rewritten to one would lose the others; an extension, itself.
-      const reason = severalNumbers(n.phone) ? 'it holds several numbers' : n.ext ? 'it has an extension, which E.164 cannot hold' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
+      const reason = severalNumbers(n.phone) ? 'it holds several numbers' : !n.text ? 'the service stores it as a JSON number, a list or an object: a rewrite as text would change its form' : n.ext ? 'it has an extension, which E.164 cannot hold' : n.e164 === null ? 'no region to read it (give --country)' : !n.valid ? `${n.e164} is not a valid number` : undefined;
       if (reason !== undefined || n.e164 === null) {
         notFixed.push({ id: n.id, phone: n.phone, e164: n.e164, reason: reason ?? '' });
         continue;

@@ -10,23 +10,35 @@ import { CONTACT_CSV, CONTACT_TABLE, type ListedContact } from '../../api/contac
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { emailKey } from '../../contacts/email.js';
-import { changedWhileRead, everyContact, nameMatcher, type StoredContact } from '../../contacts/people.js';
+import { changedWhileRead, everyContact, nameMatcher, nearLine, type StoredContact, unreadableLine } from '../../contacts/people.js';
 import { emailLook } from '../../contacts/email.js';
 import { phoneNotes, phoneOf } from '../../contacts/asked.js';
 import { createListWriter } from '../../output/writers.js';
-import { sameNumber } from '../../phone/compare.js';
+import { compareNumbers } from '../../phone/compare.js';
 import { regionOf } from '../../phone/e164.js';
 import type { FindOptions } from './options.js';
 
-/** `lookalikes`: contacts whose address only looks like the one asked for (emailLook) — named, not matched. */
-type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string; lookalikes?: string[] };
+/**
+ * `lookalikes`: contacts whose address only looks like the one asked for (emailLook); `near`:
+ * contacts with the number and an extension on one side only; `unreadable`: contacts whose phone
+ * cannot be read as a number — each named, not matched.
+ */
+type Test = { test: (stored: StoredContact, raw: ListedContact) => boolean; what: string; lookalikes?: string[]; near?: string[]; unreadable?: string[] };
 
 /** The test a contact must pass, and what it is in the summary line. */
 function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test {
   if (o.by === 'phone') {
     const wanted = phoneOf(o.phone, undefined, region);
     for (const note of phoneNotes([{ line: 1, text: o.phone.trim(), numbers: [wanted] }], region, true)) ctx.log.warn(note);
-    return { test: (s) => s.number !== undefined && sameNumber(wanted, s.number), what: `with phone ${wanted.others.length === 0 && wanted.e164 !== undefined ? wanted.e164 : o.phone.trim()}` };
+    const near: string[] = [];
+    const unreadable: string[] = [];
+    const test = (s: StoredContact) => {
+      if (s.unreadable) unreadable.push(s.id);
+      const how = s.number === undefined ? undefined : compareNumbers(wanted, s.number);
+      if (how === 'near') near.push(s.id);
+      return how === 'same';
+    };
+    return { test, near, unreadable, what: `with phone ${wanted.others.length === 0 && wanted.e164 !== undefined ? wanted.e164 : o.phone.trim()}` };
   }
   if (o.by === 'email') {
     // Checked after the region: with a bad --country as well, the region's error is the one shown.
@@ -51,7 +63,7 @@ function testOf(ctx: Context, o: FindOptions, region: string | undefined): Test 
 
 export async function run(ctx: Context, o: FindOptions): Promise<number> {
   const region = regionOf(o.country, (await ctx.settings()).country);
-  const { test, what, lookalikes = [] } = testOf(ctx, o, region);
+  const { test, what, lookalikes = [], near = [], unreadable = [] } = testOf(ctx, o, region);
   const format = ctx.format;
   const client = await ctx.api();
   const writer = await createListWriter(ctx.deps.io.stdout, format, format === 'csv' ? CONTACT_CSV : CONTACT_TABLE, ctx);
@@ -65,6 +77,9 @@ export async function run(ctx: Context, o: FindOptions): Promise<number> {
   }
   await writer.end();
   ctx.log.info(`${found} contact${found === 1 ? '' : 's'} of ${read} ${what}`);
+  if (near.length > 0) ctx.log.warn(nearLine(near, 'not listed'));
+  const unread = unreadableLine(unreadable);
+  if (unread !== undefined) ctx.log.warn(unread);
   if (lookalikes.length > 0) ctx.log.warn(`${lookalikes.length === 1 ? `contact ${lookalikes[0]} has an address` : `contacts ${lookalikes.join(', ')} have addresses`} that look like it but are written with other letters: not listed (check them: callctl contacts get <id>)`);
   return found > 0 ? EXIT.ok : EXIT.notFound;
 }

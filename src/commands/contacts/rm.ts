@@ -10,7 +10,7 @@
 import type { Context } from '../../context.js';
 import { ApiError, CallctlError, UsageError } from '../../errors.js';
 import { eraseContact, getContact } from '../../api/contacts.js';
-import { listCalls } from '../../api/calls.js';
+import { allCalls, contactOfCall } from '../../api/calls.js';
 import { ownCopyFiles, type Person, reportLocalCopies, searchLocalCopies } from '../../erasure/local-copies.js';
 import { storedContact } from '../../contacts/people.js';
 import { ReceiptsFile, receiptsPathOf } from '../../erasure/receipts.js';
@@ -32,7 +32,7 @@ async function whatWouldGo(ctx: Context, id: string): Promise<string> {
     const who = [name || '(no name)', typeof contact.phone === 'string' ? contact.phone : '(no phone)'].join(', ');
     // The API lists calls with no filter: every page is read to count this contact's.
     let calls = 0;
-    for await (const page of listCalls(client, { limit: 100 })) calls += page.filter((c) => c.contactId === id).length;
+    for await (const page of allCalls(client)) calls += page.filter((c) => contactOfCall(c) === id).length;
     return `this would erase contact ${id} (${who}) and their ${calls} call${calls === 1 ? '' : 's'} with their recordings, irreversibly`;
   } catch (err) {
     if (!(err instanceof CallctlError)) throw err;

@@ -11,6 +11,7 @@ export function undoCommand(cmd: Command, bind: Bind, parent: string): Command {
     .option('--dry-run', 'read each contact and say what the undo would do; change nothing')
     .option('--confirm', 'do it: contacts the import created are erased, with their calls and recordings (irreversible)')
     .option('--include-changed', 'also undo contacts and fields someone changed since the import (kept and named otherwise)')
+    .option('--include-uncertain', 'also erase contacts the import may have created — matched after an attempt whose answer was lost, with nothing to tell (kept and named otherwise)')
     .addOption(new Option('--resume', 'continue an interrupted undo of this import').conflicts('restart'))
     .addOption(new Option('--restart', 'ignore an interrupted undo of this import and start another').conflicts('resume'))
     .addHelpText(
@@ -18,7 +19,8 @@ export function undoCommand(cmd: Command, bind: Bind, parent: string): Command {
       `
 A contact the import changed gets back the values it had before, field by field, when the import
 read it first (--check-existing): the earlier values are in its journal. A contact or field whose
-value is no longer what the import wrote is kept and named. Running it again sends nothing.
+value is no longer what the import wrote is kept and named. Running it again sends nothing. It
+runs only with the base URL and key that ran the import.
 
 Examples:
   callctl ${parent} undo 3fa9c2 --dry-run

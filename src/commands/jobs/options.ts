@@ -34,6 +34,7 @@ export function undoOptions(args: string[], opts: Record<string, unknown>): Undo
     dryRun: opts.dryRun === true,
     confirm: opts.confirm === true,
     includeChanged: opts.includeChanged === true,
+    includeUncertain: opts.includeUncertain === true,
     resume: opts.resume === true,
     restart: opts.restart === true,
   };

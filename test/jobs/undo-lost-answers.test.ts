@@ -1,0 +1,173 @@
+// Undo takes back everything an import created, whatever happened during it (docs/people.md,
+// "What undo takes back"). Each row's intent is written before it is sent, so a row whose answer
+// was lost — a fault, a kill -9 with the POST on the wire, a full disk — is known in the journal;
+// a retry that meets the contact its own first attempt stored counts as created, never matched.
+// The truth is the service's state: after the import and its undo it is what it was before,
+// contact by contact. Where nothing tells whether a lost attempt stored the contact (a service
+// without creation times), the import says `uncertain` and the undo names it, erasing it only
+// with --include-uncertain.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+import { accountsService } from '../helpers/accounts-service.js';
+import { leadPhone, writeLeads } from '../helpers/leads.js';
+import { waitFor } from '../helpers/wait.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+
+const FIELDS = ['firstName', 'lastName', 'email', 'phone', 'address', 'city', 'state', 'zipCode', 'tags', 'status', 'notes'] as const;
+
+/** The sandbox's contacts as a person reads them: id → fields. */
+const state = (sb: Sandbox) =>
+  new Map(
+    sb.contacts().map((c) => {
+      const r = c as unknown as Record<string, unknown>;
+      return [c.id, FIELDS.map((f) => `${f}=${Array.isArray(r[f]) ? [...(r[f] as unknown[])].sort().join(';') : String(r[f] ?? '')}`).join('|')];
+    }),
+  );
+
+const jobOf = async (env: Record<string, string | undefined>) => ((JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ id: string; kind: string }>).find((j) => j.kind === 'import') as { id: string }).id;
+
+/** Runs the undo (again with --resume while a fault failed a row), and returns its summaries. */
+async function undo(env: Record<string, string | undefined>, job: string, extra: string[] = []) {
+  let r = await runCli(['import', 'undo', job, '--confirm', '--json', ...extra], { env });
+  for (let i = 0; i < 3 && r.code === 6; i++) r = await runCli(['import', 'undo', job, '--confirm', '--json', '--resume', ...extra], { env });
+  assert.equal(r.code, 0, r.stderr);
+  return r;
+}
+
+test('5 % faults that store the row and lose the answer: every row counted created, none matched; after import and undo the service is as before, contact by contact', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 5, faults: 0.05, faultDelayMs: 400 });
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const file = writeLeads(tempDir(t), 150);
+  let r = await runCli(['--timeout', '150', '--concurrency', '4', 'import', file, '--json'], { env });
+  const counts = { created: 0, matched: 0 };
+  for (let i = 0; ; i++) {
+    const s = JSON.parse(r.stdout);
+    counts.created += s.created;
+    counts.matched += s.matched;
+    assert.equal(s.uncertain, undefined, 'the sandbox gives creation times: nothing is uncertain');
+    if (r.code === 0 || i >= 3) break;
+    r = await runCli(['--timeout', '150', '--concurrency', '4', 'import', file, '--json', '--resume'], { env });
+  }
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(sb.stats().faults > 0, 'faults were met');
+  assert.deepEqual(counts, { created: 150, matched: 0 });
+  const u = JSON.parse((await undo(env, await jobOf(env))).stdout);
+  assert.equal(u.cannotRestore, 0, 'nothing taken for a match that cannot be given back');
+  sb.setFaults(0);
+  assert.deepEqual(state(sb), before);
+});
+
+/** A sandbox whose `n`-th POST is held (arrived, not yet stored) until the test lets it go. */
+async function heldPostSandbox(t: Parameters<typeof startTestSandbox>[0], n: number) {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((done) => (release = done));
+  let held = false;
+  const sb = await startTestSandbox(t, {
+    rateLimit: 0,
+    seed: 3,
+    latencyMs: 1,
+    wait: async () => {
+      if (!held && (sb.stats().byRoute['POST /contacts'] ?? 0) === n) {
+        held = true;
+        await released;
+      }
+    },
+  });
+  return { sb, release, held: () => held };
+}
+
+test('kill -9 with a POST on the wire that the service then stores: the undo finds it by its phone and erases it — the service as before', async (t) => {
+  const { sb, release, held } = await heldPostSandbox(t, 12);
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const file = writeLeads(tempDir(t), 40);
+  const run = startCli(['--concurrency', '1', 'import', file], { env });
+  await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
+  run.child.kill('SIGKILL');
+  assert.equal((await run.result).signal, 'SIGKILL');
+  release();
+  await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
+
+  const r = await undo(env, await jobOf(env));
+  assert.match(r.stderr, /1 row was sent without a journaled answer/);
+  assert.equal(JSON.parse(r.stdout).erased, 12);
+  assert.deepEqual(state(sb), before);
+});
+
+/** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
+function fullDisk(dir: string, after: number): string {
+  const path = join(dir, 'full-disk.cjs');
+  writeFileSync(
+    path,
+    `const fs = require('node:fs');
+const fds = new Set(); let writes = 0;
+const open = fs.openSync;
+fs.openSync = function (p, ...rest) { const fd = open.call(this, p, ...rest); if (String(p).includes('journals') && String(p).endsWith('.jsonl')) fds.add(fd); return fd; };
+const write = fs.writeSync;
+fs.writeSync = function (fd, ...rest) {
+  if (fds.has(fd) && ++writes > ${after}) { const e = new Error('ENOSPC: no space left on device, write'); e.code = 'ENOSPC'; e.errno = -28; e.syscall = 'write'; throw e; }
+  return write.call(this, fd, ...rest);
+};
+`,
+  );
+  return path;
+}
+
+test('a full disk stops the import with rows on the wire: --resume counts them created, not matched, and the undo leaves the service as before', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 3, latencyMs: 30 });
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const dir = tempDir(t);
+  const file = writeLeads(dir, 60);
+  const stopped = await runCli(['--concurrency', '4', 'import', file], { env: { ...env, NODE_OPTIONS: `--require ${fullDisk(dir, 40)}` } });
+  assert.notEqual(stopped.code, 0, 'the full disk stopped it');
+  const stored = sb.contacts().length - before.size;
+  assert.ok(stored > 0 && stored < 60, `${stored} rows stored when the disk filled`);
+
+  const resumed = await runCli(['import', file, '--resume', '--json'], { env });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const s = JSON.parse(resumed.stdout);
+  assert.equal(s.matched, 0, `no row the stopped run stored is called matched: ${resumed.stderr}`);
+  assert.equal(sb.contacts().length - before.size, 60);
+  await undo(env, await jobOf(env));
+  assert.deepEqual(state(sb), before);
+});
+
+const KEY = `sk_live_${'u'.repeat(24)}`;
+
+test('a service without creation times: a row whose answer was lost is uncertain — never called matched; the undo names it and erases it only with --include-uncertain; every intent is in the journal before its POST', async (t) => {
+  const config = tempDir(t);
+  const journalText = () => readdirSync(join(config, 'journals')).map((n) => readFileSync(join(config, 'journals', n), 'utf8')).join('');
+  const missing: string[] = [];
+  const svc = await accountsService(t, [KEY], {
+    createdAt: false,
+    lose: (n) => n === 3,
+    onPost: (_key, body) => {
+      if (!journalText().includes(`"p":"${String(body.phone)}"`)) missing.push(String(body.phone));
+    },
+  });
+  const env = { CALLCTL_BASE_URL: svc.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: config };
+  const dir = tempDir(t);
+  const file = writeLeads(dir, 5);
+  const imported = await runCli(['import', file, '--json'], { env, cwd: dir });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.deepEqual(missing, [], 'each POST went after its intent was written');
+  const s = JSON.parse(imported.stdout);
+  assert.deepEqual([s.created, s.matched, s.uncertain], [4, 0, 1]);
+  assert.match(imported.stderr, /uncertain +1 +\(an attempt's answer was lost/);
+
+  const job = await jobOf(env);
+  const kept = await undo(env, job);
+  assert.match(kept.stderr, /1 contact was matched by this import after an attempt whose answer was lost, and the service did not tell whether that attempt created it: 3 — kept/);
+  assert.deepEqual([JSON.parse(kept.stdout).erased, JSON.parse(kept.stdout).uncertain], [4, 1]);
+  assert.deepEqual(svc.contacts(KEY).map((c) => c.id), ['3']);
+
+  const all = await undo(env, job, ['--include-uncertain']);
+  assert.equal(JSON.parse(all.stdout).erased, 1);
+  assert.deepEqual(svc.contacts(KEY), []);
+});
