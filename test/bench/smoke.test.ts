@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
+import { redisOrSkip } from '../helpers/redis.js';
 
 /** `bench/run.mjs --smoke <only>`: its stdout, once it ended with exit 0 (else its stderr fails the test). */
 async function smoke(only: string, env: Record<string, string> = {}): Promise<string> {
@@ -26,10 +27,10 @@ test('bench/run.mjs --smoke runs every section and prints its tables', async () 
   assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \| [\d.]+ % \/ [\d.]+ % \|/);
 });
 
-// The shared-budget section needs a Redis (.ci/run starts one): three imports on one key, against a
-// bucket and a window.
-const redisUrl = process.env.CALLCTL_TEST_REDIS_URL;
-test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip: redisUrl === undefined && 'CALLCTL_TEST_REDIS_URL is not set' }, async () => {
+// The shared-budget section needs a Redis (the tests' own, helpers/redis.ts): three imports on one
+// key, against a bucket and a window.
+const { url: redisUrl, skip } = await redisOrSkip();
+test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip }, async () => {
   const out = await smoke('--only=shared', { CALLCTL_BENCH_REDIS_URL: redisUrl as string });
   assert.ok(out.includes('## 6. Shared budget'), out);
   // Each row: its share of the limit, and every row of the three imports stored exactly once.
