@@ -62,7 +62,7 @@ export async function openFileJob(
     options: record.options,
     ...(record.files ? { files: record.files } : {}),
     baseUrl: settings.baseUrl,
-    apiKey: record.client ? await keyOf(ctx) : settings.apiKey,
+    apiKey: record.client ? await ctx.apiKey() : settings.apiKey,
     keep: settings.jobsKept,
     client: record.client,
     kind,
@@ -90,16 +90,6 @@ export async function openFileJob(
     ctx.onClose(() => journal.close(false));
   }
   return { ...files, shownName };
-}
-
-/**
- * The key a job runs with, for its record's fingerprint: at hand in the settings, or — in the
- * system keychain — read again (only by a command that has an API client, which read it already).
- */
-export async function keyOf(ctx: Context): Promise<string | undefined> {
-  const settings = await ctx.settings();
-  if (settings.apiKey !== undefined || settings.keyStorage !== 'keychain') return settings.apiKey;
-  return (await ctx.settingsWithKey()).apiKey;
 }
 
 /** The counts every file job's summary carries after its own, in the contract's order. */

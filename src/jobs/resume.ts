@@ -6,7 +6,6 @@
  * country changed since) stop it before anything is sent.
  */
 import { statSync } from 'node:fs';
-import { keyOf } from '../bulk/file-job.js';
 import { journalsDir, keyFingerprint } from '../bulk/job.js';
 import { fileHash } from '../bulk/journal.js';
 import type { Context } from '../context.js';
@@ -45,7 +44,7 @@ export async function resumeJob(ctx: Context, given: string): Promise<number> {
   if (job.baseUrl && settings.baseUrl && job.baseUrl.replace(/\/+$/, '') !== settings.baseUrl.replace(/\/+$/, '')) {
     throw new UsageError(`job ${job.id} ran against ${job.baseUrl}, not ${settings.baseUrl}`, `resume it where it ran: --base-url ${job.baseUrl}`);
   }
-  const key = job.key !== undefined ? await keyOf(ctx) : undefined;
+  const key = job.key !== undefined ? await ctx.apiKey() : undefined;
   if (job.key !== undefined && key !== undefined && keyFingerprint(key) !== job.key) {
     throw new UsageError(`job ${job.id} ran with another key than the one in effect`, 'resume it with the key it ran with (its profile, or CALLCTL_API_KEY)');
   }

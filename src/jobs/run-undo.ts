@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { endedAs, headline, keyOf, runFileJob } from '../bulk/file-job.js';
+import { endedAs, headline, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
@@ -141,7 +141,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     files: { receipts: receiptsPath },
     content: { hash: digest, undoes: target.id },
     baseUrl: settings.baseUrl,
-    apiKey: await keyOf(ctx),
+    apiKey: await ctx.apiKey(),
     keep: settings.jobsKept,
     client,
     configPath: async () => (await ctx.config()).path,
