@@ -6,7 +6,7 @@
  * (and SIGTERM) honoured: the first stops reading, ends every wait (a pause, a back-off) at once
  * and lets the requests on the wire finish, the second aborts them. Every row read ends in exactly
  * one count. The first row sent goes alone: a key that may not write is refused once, and a job
- * stopped before anything was stored leaves no journal to --restart.
+ * stopped before anything was stored leaves no record.
  *
  * A plan is to the engine what a verb is to the program: the few decisions that differ (how a
  * row becomes a request, how an answer is counted) and no loop of its own.
@@ -267,12 +267,18 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
     // closing the connections) must not kill the process before it exits 130.
     if (!stopping) offs.forEach((off) => off());
-    io.rejects.close();
-    // Stopped before the service stored anything (its first request refused): nothing to resume,
-    // so nothing is left for --restart either — the journal stays only as the job's record.
-    nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined;
-    if (nothingDone) io.journal?.retire();
-    else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    // Stopped before the service stored anything (its first request refused, no answer lost): a
+    // job that did not happen — no record, nothing to --resume or --restart, no rejects file.
+    nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && c.failed === 0 && io.earlier === undefined;
+    if (nothingDone) {
+      io.rejects.discard();
+      io.journal?.discard();
+    } else {
+      io.rejects.close();
+      // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the
+      // rows it stopped unfinished, for --resume.
+      io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    }
   }
   return { counts: c, interrupted: stopping, fatal, nothingDone };
 }

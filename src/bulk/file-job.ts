@@ -86,8 +86,9 @@ export async function openFileJob(
   });
   const journal = files.journal;
   if (journal) {
-    // However the command ends before the engine closes it (a failed listing, a broken file).
-    ctx.onClose(() => journal.close(false));
+    // However the command ends before the engine closes it (a failed listing, a broken file):
+    // nothing of this run was sent, so a new job leaves no record; a resumed one keeps its own.
+    ctx.onClose(() => journal.discard());
   }
   return { ...files, shownName };
 }
