@@ -51,7 +51,7 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
   const receiptedBefore = inFlightBefore.size > 0 ? receipts.erasedBefore() : new Set<string>();
   const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => {
     if (erased !== undefined && receiptedBefore.has(`${request.line} ${erased.id}`)) return;
-    receipts.add(erased === undefined ? { request: request.line, found: 0 } : { request: request.line, id: erased.id, erased: true, at: erased.at });
+    receipts.add(erased === undefined ? { request: request.line, found: 0, at: at() } : { request: request.line, id: erased.id, erased: true, at: erased.at });
   };
   // One DELETE per contact, however many lines of the file find it (a person who wrote twice, by
   // phone and by e-mail): every such line gets the receipt of that erasure, none a "found 0". The
