@@ -16,7 +16,7 @@ import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
 import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
-import type { Progress, ProgressFacts } from './progress.js';
+import type { Progress, ProgressFacts, ProgressWords } from './progress.js';
 import type { Rejects } from './rejects.js';
 
 /** One row of the source. `n` counts data rows from 1; `line` is where it starts in the file. */
@@ -86,7 +86,9 @@ export interface BulkIO {
   dryRun: boolean;
   /** Rows in flight at most. */
   window: number;
-  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'read' | 'outage'>): Promise<Progress>;
+  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'duplicates' | 'failed' | 'read' | 'outage'>): Promise<Progress>;
+  /** What a row is, in the job's words (progress.ts): `rows` unless said. */
+  unit?: ProgressWords['unit'] | undefined;
 }
 
 export interface BulkCounts {
@@ -142,18 +144,27 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   const onSignal = () => {
     if (!stopping) {
       stopping = true;
+      // Rows read and not finished: on the wire, waiting for a place or a pause, or read and
+      // waiting for the window — the summary's `unfinished` counts those that do not finish now.
+      const underWay = c.rows - c.skipped - finishedCount();
+      const unit = io.unit ?? 'rows';
       io.client?.stopWaiting();
-      io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
+      io.log.warn(
+        `stopping: no new ${unit}; ${underWay} ${underWay === 1 ? unit.slice(0, -1) : unit} under way: those with a request on the wire finish, the others are left unfinished for --resume (press Ctrl-C again to stop them all)`,
+      );
     } else abort.abort();
   };
   const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
   if (!io.dryRun) io.client?.forBulkJob();
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
+  const finishedCount = () => ended() + c.rejected + c.duplicates + c.failed + c.valid;
   const progress = await io.startProgress(() => ({
-    finished: ended() + c.rejected + c.duplicates + c.failed + c.valid,
+    finished: finishedCount(),
     sent: sent,
     skipped: c.skipped,
-    rejected: c.rejected + c.duplicates,
+    rejected: c.rejected,
+    duplicates: c.duplicates,
+    failed: c.failed,
     read: c.rows,
     outage: io.client?.outage(),
   }));
@@ -277,7 +288,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       io.rejects.close();
       // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the
       // rows it stopped unfinished, for --resume.
-      io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+      io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted, c.unfinished);
     }
   }
   return { counts: c, interrupted: stopping, fatal, nothingDone };

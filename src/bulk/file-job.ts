@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { type JobFiles, openJob } from './job.js';
 import type { JobFilesRecord } from './journal.js';
 import type { SourceShape } from './rejects.js';
-import { startProgress } from './progress.js';
+import { type ProgressWords, ROWS, startProgress } from './progress.js';
 
 /** What a file job reads: rows, and how far through the file it is (for progress). */
 export interface JobSource extends SourceShape {
@@ -131,9 +131,11 @@ export async function runFileJob<T>(
   plan: BulkPlan<T>,
   source: JobSource,
   files: Pick<JobFiles, 'journal' | 'earlier' | 'rejects'>,
-  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number },
+  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; words?: ProgressWords },
 ): Promise<BulkResult> {
+  const words = o.words ?? ROWS;
   return runBulk(plan, {
+    unit: words.unit,
     rows: source.rows,
     client: o.client,
     log: ctx.log,
@@ -144,7 +146,7 @@ export async function runFileJob<T>(
     dryRun: o.dryRun,
     window: Math.max(2, o.concurrency * 4),
     startProgress: (facts) =>
-      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 })),
+      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 }), words),
   });
 }
 

@@ -245,8 +245,11 @@ export class Journal {
     }
   }
 
-  /** Flushes to disk; `finished` marks the job complete, so the next run starts afresh. */
-  close(finished: boolean): void {
+  /**
+   * Flushes to disk; `finished` marks the job complete, so the next run starts afresh.
+   * `unfinished`: rows this run read and did not finish (its summary's count), kept in its end.
+   */
+  close(finished: boolean, unfinished = 0): void {
     if (this.fd === undefined) return;
     const last = this.closeHook?.();
     if (last) this.timeline(last.timeline);
@@ -257,6 +260,7 @@ export class Journal {
       activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
       ...(last?.limit !== undefined ? { limit: last.limit } : {}),
       ...(finished ? {} : { interrupted: true }),
+      ...(unfinished > 0 ? { unfinished } : {}),
     };
     this.append(finished ? { done: true, end } : { end });
     this.sync();

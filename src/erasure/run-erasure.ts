@@ -131,7 +131,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   let result;
   let search: LocalSearch | undefined;
   try {
-    result = await runFileJob(ctx, plan, source, job, { client, dryRun: false, concurrency: settings.concurrency });
+    result = await runFileJob(ctx, plan, source, job, { client, dryRun: false, concurrency: settings.concurrency, words: { unit: 'requests', refusedAsFailed: true } });
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:
     // --resume comes back here), listed again now: a job that ended meanwhile renamed its journal
     // (as this one did, resumed). This erasure's own refusals file and journal are not among them.

@@ -23,7 +23,7 @@ import type { AnswerSeen } from './answer.js';
 import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { OUTAGE_PATIENCE_MS, OutageWatch, type OutageView } from './outage.js';
-import { DEFAULT_MAX_PAUSE_S, PauseWatch } from './pauses.js';
+import { DEFAULT_MAX_PAUSE_S, pauseCause, PauseWatch } from './pauses.js';
 import { agentOptions } from './agent-options.js';
 import { urlUnder } from './paths.js';
 import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
@@ -118,7 +118,7 @@ export class ApiClient {
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => this.pauses.paused(ms),
+      onPause: (ms, answer) => this.pauses.paused(ms, pauseCause(answer)),
       shared: opts.shared,
       onSharedLost: (err) => opts.log.warn(`the shared rate limit on Redis failed (${(err as Error)?.message ?? String(err)}); pacing this process alone`),
       onSharedLead: () => opts.log.debug('· this process leads the shared rate limit on Redis'),

@@ -18,6 +18,7 @@ import { createListWriter } from '../output/writers.js';
 import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
+import { undoCounts } from './counts.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {
@@ -102,7 +103,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   if (left.filter((e) => e.kind !== 'unread').length === 0) {
     const why = effects.length === 0 ? 'the import created and changed no contact' : earlier.by.length > 0 ? `job ${earlier.by.at(-1)?.id} undid it already${keptBefore > 0 && !o.includeChanged ? ` (${keptBefore} changed since were kept: --include-changed undoes them too)` : ''}` : 'nothing it changed can be given back';
     ctx.log.info(`nothing to undo for job ${target.id}: ${why}; nothing was sent`);
-    if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, 0, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
+    if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
     return EXIT.ok;
   }
 
@@ -173,16 +174,16 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
       for (const e of effects) yield { cells: [String(e.line), e.id], line: e.line };
     })();
     const source = { header: ['line', 'id'], rows, bytesRead: () => 0, size: undefined, delimiter: ',', encoding: 'utf8' };
-    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency });
+    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency, words: { unit: 'contacts', refusedAsFailed: true } });
   } finally {
     receipts?.close();
   }
   if (named.shown > 20) ctx.log.warn(`… and ${named.shown - 20} more kept (see ${o.dryRun ? 'the dry run with --json' : receiptsPath})`);
   const c = result.counts;
   const e = c.endings;
-  const summary = summaryOf(target.id, o.dryRun, e, c.failed + c.rejected, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
+  const summary = summaryOf(target.id, o.dryRun, { ...e, failed: c.failed, rejected: c.rejected }, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
     keptFields: tally.keptFields,
-    skipped: c.skipped + (e.earlier ?? 0),
+    skipped: c.skipped,
     unfinished: c.unfinished,
   });
   const h = headline(endedAs(result), 'undo of', 'undo');
@@ -208,21 +209,24 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   return summary.failed === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
-function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, failed: number, receiptsFile: string | null, elapsedMs: number, extra: { keptFields?: number; skipped?: number; unfinished?: number; cannotRestore?: number }): UndoSummary {
+function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, receiptsFile: string | null, elapsedMs: number, extra: { keptFields?: number; skipped?: number; unfinished?: number; cannotRestore?: number }): UndoSummary {
+  // Counted as jobs ls and jobs show count the record (counts.ts): a contact given some fields back
+  // and keeping others (`partly`) counts as restored and as kept.
+  const n = undoCounts(e);
+  const skipped = n.skipped + (extra.skipped ?? 0);
   return {
     job,
     dryRun,
-    erased: e.erased ?? 0,
-    // A contact given some fields back and keeping others (`partly`) counts as restored and as kept.
-    restored: (e.restored ?? 0) + (e.partly ?? 0),
-    kept: (e.kept ?? 0) + (e.partly ?? 0),
-    cannotRestore: (e.cannotRestore ?? 0) + (extra.cannotRestore ?? 0),
-    failed,
+    erased: n.erased,
+    restored: n.restored,
+    kept: n.kept,
+    cannotRestore: n.cannotRestore + (extra.cannotRestore ?? 0),
+    failed: n.failed,
     receiptsFile,
     elapsedMs,
-    ...(e.gone ? { gone: e.gone } : {}),
+    ...(n.gone ? { gone: n.gone } : {}),
     ...(extra.keptFields ? { keptFields: extra.keptFields } : {}),
-    ...(extra.skipped ? { skipped: extra.skipped } : {}),
+    ...(skipped ? { skipped } : {}),
     ...(extra.unfinished ? { unfinished: extra.unfinished } : {}),
   };
 }

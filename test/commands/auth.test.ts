@@ -140,6 +140,11 @@ test('CALLCTL_API_KEY overrides the keychain (not even read); a keychain that ca
   assert.equal(s.storage, 'keychain');
   assert.equal(s.ok, false);
   assert.match(s.error, /no D-Bus session/);
+  // For a person: where the key is, and that it was not read there — not "(none)" beside the keychain.
+  const text = await runCli(['auth', 'status'], { env: { CALLCTL_CONFIG_DIR: dir } });
+  assert.equal(text.code, 3);
+  assert.match(text.stdout, new RegExp(`^  key +not read, in the system keychain \\(service "${service}", account "default"\\)$`, 'm'));
+  assert.match(text.stdout, /^  works +no: the key of profile "default" is in the system keychain, which cannot be used here: .*no D-Bus session/m);
 });
 
 test('what a key may do, learnt without changing anything: a read-only key is stored with one line saying it cannot write', async (t) => {
