@@ -278,9 +278,10 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
     // closing the connections) must not kill the process before it exits 130.
     if (!stopping) offs.forEach((off) => off());
-    // Stopped before the service stored anything (its first request refused, no answer lost): a
-    // job that did not happen — no record, nothing to --resume or --restart, no rejects file.
-    nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && c.failed === 0 && io.earlier === undefined;
+    // Stopped by the service before it stored anything (its first request refused, or no service
+    // to reach; no answer lost): a job that did not happen — no record, nothing to --resume or
+    // --restart, no rejects file. A file that breaks is no refusal: the rows above it stay done.
+    nothingDone = !io.dryRun && fatal instanceof ApiError && sent === 0 && ended() === 0 && c.failed === 0 && io.earlier === undefined;
     if (nothingDone) {
       io.rejects.discard();
       io.journal?.discard();
