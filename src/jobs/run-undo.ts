@@ -14,11 +14,12 @@ import { endedAs, headline, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
-import { createListWriter } from '../output/writers.js';
 import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { undoCounts } from './counts.js';
+import { KEPT_SHOWN, plannedRows, showUndoTable, tableAsked, UndoTable, writeUndoChanges } from './undo-output.js';
+import { readForUndo } from './undo-reads.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {
@@ -109,8 +110,22 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
 
   const toErase = left.filter((e) => e.kind === 'created');
   const toRestore = left.filter((e) => e.kind === 'changed');
+  const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
+  if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
+  const changesPath = `${base}.undo-changes.csv`;
   if (!o.dryRun && !o.confirm) {
-    await printPlan(ctx, left);
+    // The summary of what it would do, from the record alone; each contact in the changes file.
+    const rows = plannedRows(left);
+    writeUndoChanges(ctx, changesPath, rows);
+    const n = (action: string) => rows.filter((r) => r.action === action).length;
+    for (const line of [
+      `undo of job ${target.id} (import of ${shown}): ${rows.length} contact${rows.length === 1 ? '' : 's'}, from its record (none read yet)`,
+      `  would erase     ${n('would erase')}  (created by the import, with their calls and recordings)`,
+      `  would restore   ${n('would restore')}  (given their earlier values back)`,
+      `  cannot restore  ${n('cannot restore')}  (changed without being read first)`,
+      `  each contact →  ${changesPath}${tableAsked(ctx) ? '' : '  (-v or --format shows it here)'}`,
+    ]) ctx.log.info(line);
+    if (tableAsked(ctx)) await showUndoTable(ctx, rows);
     throw new UsageError(
       `this would erase ${toErase.length} contact${toErase.length === 1 ? '' : 's'} the import created (with their calls and recordings, irreversibly) and give ${toRestore.length} contact${toRestore.length === 1 ? '' : 's'} their earlier values back; nothing was sent`,
       'add --confirm to undo it, or --dry-run to read each contact and see what would happen',
@@ -123,8 +138,6 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     ctx.onClose(() => lock.release());
   }
   const client = await ctx.api();
-  const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
-  if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
   const receiptsPath = `${base}.undo.jsonl`;
   const digest = createHash('sha256').update(target.id).update(JSON.stringify(effects.map((e) => [e.row, e.id, e.kind]))).digest('hex');
   const files = await openJob({
@@ -139,7 +152,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     expectJob: o.expectJob,
     identity: { includeChanged: o.includeChanged },
     options: { job: target.id, ...(o.includeChanged ? { includeChanged: true } : {}) },
-    files: { receipts: receiptsPath },
+    files: { receipts: receiptsPath, changes: changesPath },
     content: { hash: digest, undoes: target.id },
     baseUrl: settings.baseUrl,
     apiKey: await ctx.apiKey(),
@@ -152,7 +165,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     now: ctx.deps.now,
   });
   const receipts = o.dryRun ? undefined : new UndoReceipts(receiptsPath);
-  const named = { shown: 0 };
+  // Every contact's row for the changes file: what a dry run would do, what the real run did.
+  const table = new UndoTable(o.dryRun, receipts);
+  const keptNamed: string[] = [];
+  // The contacts to read, the cheaper way: one listing of the account, or one GET each.
+  const toRead = new Set(left.filter((e) => e.kind !== 'unread').map((e) => e.id));
+  const reads = await readForUndo(client, toRead);
+  ctx.log.info(`reading the ${toRead.size.toLocaleString('en-US')} contacts to undo by ${reads.how}`);
   const { plan, tally } = undoPlan({
     client,
     items: effects,
@@ -160,12 +179,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     dryRun: o.dryRun,
     journal: files.journal,
     earlier: files.earlier,
-    receipts,
+    receipts: table,
+    listed: reads.listed,
     doneBefore: earlier.done,
     erasingBefore: earlier.erasing,
     now: ctx.deps.now,
     onKept(e, what) {
-      if (named.shown++ < 20) ctx.log.warn(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${e.line}): ${what}`);
+      keptNamed.push(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${e.line}): ${what}`);
     },
   });
   let result;
@@ -178,7 +198,6 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   } finally {
     receipts?.close();
   }
-  if (named.shown > 20) ctx.log.warn(`… and ${named.shown - 20} more kept (see ${o.dryRun ? 'the dry run with --json' : receiptsPath})`);
   const c = result.counts;
   const e = c.endings;
   const summary = summaryOf(target.id, o.dryRun, { ...e, failed: c.failed, rejected: c.rejected }, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
@@ -199,7 +218,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   if (summary.skipped) lines.push(`  skipped         ${summary.skipped}  (done by an earlier run)`);
   if (summary.unfinished) lines.push(`  unfinished      ${summary.unfinished}  (--resume finishes them)`);
   if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}`);
+  writeUndoChanges(ctx, changesPath, table.rows);
+  lines.push(`  each contact →  ${changesPath}${tableAsked(ctx) ? '' : '  (-v or --format shows it here)'}`);
   for (const line of lines) ctx.log.info(line);
+  // Then the contacts kept, named (the first of them; all are in the changes file).
+  for (const line of keptNamed.slice(0, KEPT_SHOWN)) ctx.log.warn(line);
+  if (keptNamed.length > KEPT_SHOWN) ctx.log.warn(`… and ${keptNamed.length - KEPT_SHOWN} more kept (see ${changesPath})`);
+  if (tableAsked(ctx)) await showUndoTable(ctx, table.rows);
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
   if (result.fatal !== undefined) {
     if (result.fatal instanceof CallctlError) throw result.fatal;
@@ -229,28 +254,4 @@ function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, rece
     ...(skipped ? { skipped } : {}),
     ...(extra.unfinished ? { unfinished: extra.unfinished } : {}),
   };
-}
-
-/** What the undo would do, from the record alone (nothing is read from the service). */
-async function printPlan(ctx: Context, items: Effect[]): Promise<void> {
-  const writer = await createListWriter(
-    ctx.deps.io.stdout,
-    ctx.format === 'json' ? 'table' : ctx.format,
-    [
-      { key: 'line', header: 'Line' },
-      { key: 'id', header: 'Contact' },
-      { key: 'action', header: 'Would' },
-      { key: 'fields', header: 'Fields' },
-    ],
-    ctx,
-  );
-  await writer.write(
-    items.map((e) => ({
-      line: e.line,
-      id: e.id,
-      action: e.kind === 'created' ? 'erase (created by the import)' : e.kind === 'changed' ? 'restore earlier values' : 'nothing (not read before: cannot restore)',
-      fields: e.kind === 'changed' ? Object.keys(e.fields).join(', ') : '',
-    })),
-  );
-  await writer.end();
 }

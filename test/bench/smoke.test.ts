@@ -20,8 +20,11 @@ async function smoke(only: string, env: Record<string, string> = {}): Promise<st
 }
 
 test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
-  const out = await smoke('--only=pace,unthrottled,dryrun,startup,listing,bulk');
-  for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing', '## 7. Bulk jobs']) assert.ok(out.includes(section), `${section} missing`);
+  const out = await smoke('--only=pace,unthrottled,dryrun,startup,listing,bulk,undo');
+  for (const section of ['## 1. Pace', '## 2. Unthrottled', '## 3. Dry run', '## 4. Start-up', '## 5. Listing', '## 7. Bulk jobs', '## 9. Undo']) assert.ok(out.includes(section), `${section} missing`);
+  // The undo beside its import: a listing in a small account, a read a contact in a large one.
+  assert.match(out, /\| 50 contacts \| [\d.]+ s \(\d+ requests\) \| [\d.]+ s \(\d requests\) \| [\d.]+ s \(\d+ requests\) \| one listing \|/);
+  assert.match(out, /\| 5,000 contacts \| [\d.]+ s \(\d+ requests\) \| [\d.]+ s \(51 requests\) \| [\d.]+ s \(\d+ requests\) \| one read a contact \|/);
   // The pace row, callctl's share beside a client told the limit (bench/oracle.mjs).
   assert.match(out, /\| server's limiter \| none: share \/ 429s \| told the limit: share \/ 429s \|/);
   assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \| [\d.]+ % \/ [\d.]+ % \|/);

@@ -5,10 +5,10 @@
 // person; and a pause named by what the service sent, never a header it did not send.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cliEnv, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runCli, runOnTerminal, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 import { json, scriptedServer } from '../helpers/scripted-server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -32,13 +32,7 @@ const jobsOf = async (env: Record<string, string | undefined>) => JSON.parse((aw
 test('on a terminal the progress line ends with the summary’s counts: rejected and duplicates apart, as the summary has them', { skip: hasScript ? false : 'util-linux script(1) is not installed' }, async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 20, burst: 5 });
   const file = mixedLeads(tempDir(t));
-  const child = spawn('script', ['-qec', `stty cols 160 rows 30; ${process.execPath} ${BIN} import ${file}`, '/dev/null'], {
-    env: cliEnv({ CALLCTL_CONFIG_DIR: tempDir(t), CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey, TERM: 'xterm', COLUMNS: '160' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let screen = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
-  const code = await new Promise((done) => child.on('close', done));
+  const { code, screen } = await runOnTerminal(['import', file], { CALLCTL_CONFIG_DIR: tempDir(t), CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey }, 160);
   assert.equal(code, 6, screen);
   // The summary, then the last progress line drawn above it.
   const plain = screen.replace(/\x1b\[[0-9;?]*[A-Za-z]|\r/g, '\n');
