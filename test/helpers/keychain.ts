@@ -40,8 +40,9 @@ async function start(): Promise<SecretService> {
   const socket = join(dir, 'bus');
   const address = `unix:path=${socket}`;
   whileWeLive('dbus-daemon --session --nofork --address="$1"', [address], dir);
-  for (const end = Date.now() + 10_000; !existsSync(socket); ) {
-    if (Date.now() > end) return { reason: 'dbus-daemon did not open its socket within 10 s' };
+  // Deadlines are generous: a machine busy with the other test files starts daemons slowly.
+  for (const end = Date.now() + START_MS; !existsSync(socket); ) {
+    if (Date.now() > end) return { reason: `dbus-daemon did not open its socket within ${START_MS / 1000} s` };
     await new Promise((r) => setTimeout(r, 20));
   }
   const run = join(dir, 'run');
@@ -50,16 +51,29 @@ async function start(): Promise<SecretService> {
   const env = { PATH: process.env.PATH, HOME: dir, DBUS_SESSION_BUS_ADDRESS: address, XDG_DATA_HOME: join(dir, 'data'), XDG_RUNTIME_DIR: run };
   // It reads the login keyring's password on stdin, creates the keyring unlocked, and leaves a
   // daemon on the bus, which ends with the bus.
-  const keyring = spawnSync('gnome-keyring-daemon', ['--unlock', '--components=secrets'], { input: 'callctl-test', env, encoding: 'utf8', timeout: 10_000 });
+  const keyring = spawnSync('gnome-keyring-daemon', ['--unlock', '--components=secrets'], { input: 'callctl-test', env, encoding: 'utf8', timeout: START_MS });
   if (keyring.status !== 0) return { reason: `gnome-keyring-daemon did not start (${keyring.stderr.trim() || keyring.error?.message || `exit ${keyring.status}`})` };
-  const attrs = ['service', `callctl-test-probe-${randomUUID()}`, 'username', 'probe'];
-  const store = spawnSync('secret-tool', ['store', '--label=callctl test probe', ...attrs], { input: 'probe', env, encoding: 'utf8', timeout: 10_000 });
-  if (store.status !== 0) return { reason: `the Secret Service refused a test entry (${store.stderr.trim() || store.error?.message || `exit ${store.status}`})` };
-  const back = spawnSync('secret-tool', ['lookup', ...attrs], { env, encoding: 'utf8', timeout: 10_000 });
-  spawnSync('secret-tool', ['clear', ...attrs], { env, timeout: 10_000 });
-  if (back.stdout !== 'probe') return { reason: 'the Secret Service did not keep a test entry (locked?)' };
-  return { env: { DBUS_SESSION_BUS_ADDRESS: address } };
+  // A test entry stored and read back: the secrets component may take a moment to answer.
+  let why = '';
+  for (const end = Date.now() + START_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    why = probe(env);
+    if (why === '') return { env: { DBUS_SESSION_BUS_ADDRESS: address } };
+  }
+  return { reason: why };
 }
+
+/** Stores a test entry and reads it back: '' when that works, else why not. */
+function probe(env: NodeJS.ProcessEnv): string {
+  const attrs = ['service', `callctl-test-probe-${randomUUID()}`, 'username', 'probe'];
+  const store = spawnSync('secret-tool', ['store', '--label=callctl test probe', ...attrs], { input: 'probe', env, encoding: 'utf8', timeout: START_MS });
+  if (store.status !== 0) return `the Secret Service refused a test entry (${store.stderr.trim() || store.error?.message || `exit ${store.status}`})`;
+  const back = spawnSync('secret-tool', ['lookup', ...attrs], { env, encoding: 'utf8', timeout: START_MS });
+  spawnSync('secret-tool', ['clear', ...attrs], { env, timeout: START_MS });
+  return back.stdout === 'probe' ? '' : 'the Secret Service did not keep a test entry (locked?)';
+}
+
+/** How long the session, the keyring and its first answer may take to come up. */
+const START_MS = 30_000;
 
 /** The secret stored under callctl's attributes (service, username), or undefined when none. */
 export function lookup(address: string, service: string, account: string): string | undefined {

@@ -33,8 +33,9 @@ async function start(): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'callctl-redis-'));
   const port = await freePort();
   whileWeLive(`redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no --dir "$0"`, [String(port)], dir);
-  for (const end = Date.now() + 10_000; !(await answersPing(port)); ) {
-    if (Date.now() > end) return { reason: `redis-server did not answer on port ${port} within 10 s` };
+  // Generous: a machine busy with the other test files starts it slowly.
+  for (const end = Date.now() + 30_000; !(await answersPing(port)); ) {
+    if (Date.now() > end) return { reason: `redis-server did not answer on port ${port} within 30 s` };
     await new Promise((r) => setTimeout(r, 50));
   }
   return { url: `redis://127.0.0.1:${port}` };
