@@ -1,5 +1,5 @@
 /**
- * A real Secret Service for the keychain tests, of the test process's own: a D-Bus session
+ * A real Secret Service for the keychain tests, of the test process's own: a D-Bus session bus
  * (dbus-daemon on a socket in a temporary folder) with gnome-keyring's secrets component, unlocked,
  * its keyrings in that folder — never a user's session or keyring. Started on first use where
  * dbus-daemon, gnome-keyring-daemon and secret-tool are installed, and stopped when the process
@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installed, skipOrFail, whileWeLive } from './required.js';
@@ -39,7 +39,15 @@ async function start(): Promise<SecretService> {
   const dir = mkdtempSync(join(tmpdir(), 'callctl-keyring-'));
   const socket = join(dir, 'bus');
   const address = `unix:path=${socket}`;
-  whileWeLive('dbus-daemon --session --nofork --address="$1"', [address], dir);
+  // A session bus with no service directories: nothing is started on demand. With the usual ones,
+  // a first request that comes before the unlocked daemon has taken its name makes D-Bus start a
+  // second gnome-keyring, which has no login keyring — and the entries fail for good.
+  const config = join(dir, 'session.conf');
+  writeFileSync(config, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>${address}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+`);
+  whileWeLive('dbus-daemon --nofork --config-file="$1"', [config], dir);
   // Deadlines are generous: a machine busy with the other test files starts daemons slowly.
   for (const end = Date.now() + START_MS; !existsSync(socket); ) {
     if (Date.now() > end) return { reason: `dbus-daemon did not open its socket within ${START_MS / 1000} s` };
