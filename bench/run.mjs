@@ -13,7 +13,7 @@ import { startSandbox } from '../dist/sandbox/index.cjs';
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,memory,shared').split(',');
+const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,undo,memory,shared').split(',');
 const redisUrl = process.env.CALLCTL_BENCH_REDIS_URL;
 const runs = smoke ? 1 : Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const work = mkdtempSync(join(tmpdir(), 'callctl-bench-'));
@@ -450,6 +450,50 @@ try {
       say(`| ${name} | ${(median(walls) / 1000).toFixed(2)} s | ${reqs} | ${Math.round(rows / (median(walls) / 1000)).toLocaleString('en')} | ${median(rss).toFixed(0)} MB |`);
     }
     await sb.close();
+  }
+
+  if (only.includes('undo')) {
+    // `import undo` of an import of N contacts, beside the import itself, at a rate limit: in an
+    // account a listing reads in fewer requests than a GET a contact (the undo lists it), and in
+    // one so large that a GET a contact is cheaper (the undo reads each) — the reference, measured
+    // in the same run. The undo reads the account's size with one request (its `total`) to choose.
+    const N = smoke ? 50 : 1_000;
+    const R = smoke ? 200 : 100;
+    const accounts = smoke ? [50, 5_000] : [1_000, 100_000];
+    say('');
+    say(`## 9. Undo — \`import undo\` of ${N.toLocaleString('en')} contacts, beside their import, at a token bucket of ${R}/s (burst 10)`);
+    say('');
+    say('| account (before the import) | import | undo --dry-run | undo --confirm | the undo read the contacts by |');
+    say('|---|---|---|---|---|');
+    for (const seed of accounts) {
+      const walls = { import: [], dry: [], real: [] };
+      const reqs = {};
+      let how = '';
+      for (let r = 0; r < runs; r++) {
+        const sb = await startSandbox({ port: 0, rateLimit: R, burst: 10, seed });
+        const env = { CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey, CALLCTL_CONFIG_DIR: join(work, `undo-config-${seed}-${r}`) };
+        const file = leads(N, `undo-${seed}-${r}.csv`);
+        for (const [name, argv] of [
+          ['import', ['import', file, '--json']],
+          ['dry', ['import', 'undo', '<job>', '--dry-run', '--json']],
+          ['real', ['import', 'undo', '<job>', '--confirm', '--json']],
+        ]) {
+          const job = name === 'import' ? '' : JSON.parse((await callctl(['jobs', 'ls', '--json'], { env })).stdout).find((j) => j.kind === 'import').id;
+          const before = sb.stats().requests;
+          const res = await callctl(argv.map((a) => (a === '<job>' ? job : a)), { env });
+          if (res.code !== 0) throw new Error(`${name} (account ${seed}) failed: ${res.stderr}`);
+          walls[name].push(res.ms);
+          reqs[name] = sb.stats().requests - before;
+          if (name === 'real') how = /reading the [\d,]+ contacts to undo by (one listing|one read a contact)/.exec(res.stderr)?.[1] ?? '?';
+        }
+        if (sb.contacts().length !== seed) throw new Error(`the undo left ${sb.contacts().length} contacts, not ${seed}`);
+        await sb.close();
+      }
+      const cell = (k) => `${(median(walls[k]) / 1000).toFixed(2)} s (${reqs[k].toLocaleString('en')} requests)`;
+      say(`| ${seed.toLocaleString('en')} contacts | ${cell('import')} | ${cell('dry')} | ${cell('real')} | ${how} |`);
+    }
+    say('');
+    say(`Command: \`npm run bench -- --only=undo${smoke ? ' --smoke' : ''}\`. Wall times include start-up; requests are those the sandbox answered (429s included).`);
   }
 
   if (only.includes('shared')) {

@@ -20,6 +20,7 @@ export class Context {
   private configStore: Promise<ConfigStore> | undefined;
   private resolved: Promise<Settings> | undefined;
   private client: Promise<ApiClient> | undefined;
+  private key: Promise<string | undefined> | undefined;
   private readonly closers: Array<() => Promise<void> | void> = [];
 
   constructor(
@@ -74,16 +75,23 @@ export class Context {
   }
 
   /**
-   * The settings with the key itself: a key in the system keychain is read here, by the commands
-   * that call the API, and only by them (README, "Keys").
+   * The key in effect, wherever it lives (config/key.ts `readKey`), read once: a key in the system
+   * keychain is read only by the commands that need the key, and only when they ask (README, "Keys").
    */
+  apiKey(): Promise<string | undefined> {
+    this.key ??= this.settings().then(async (settings) => {
+      const { readKey } = await import('./config/key.js');
+      const key = await readKey(settings);
+      this.log.addSecret(key);
+      return key;
+    });
+    return this.key;
+  }
+
+  /** The settings with the key itself (apiKey), wherever it lives. */
   async settingsWithKey(): Promise<Settings> {
     const settings = await this.settings();
-    if (settings.keyStorage !== 'keychain' || settings.keychain === undefined) return settings;
-    const { readKeychainKey } = await import('./config/key.js');
-    const apiKey = await readKeychainKey(settings.keychain, settings.profileName);
-    this.log.addSecret(apiKey);
-    return { ...settings, apiKey };
+    return { ...settings, apiKey: await this.apiKey() };
   }
 
   /** The API client: key and base URL checked, limiter built. Nothing is sent until a request. */

@@ -6,7 +6,7 @@
  * (and SIGTERM) honoured: the first stops reading, ends every wait (a pause, a back-off) at once
  * and lets the requests on the wire finish, the second aborts them. Every row read ends in exactly
  * one count. The first row sent goes alone: a key that may not write is refused once, and a job
- * stopped before anything was stored leaves no journal to --restart.
+ * stopped before anything was stored leaves no record.
  *
  * A plan is to the engine what a verb is to the program: the few decisions that differ (how a
  * row becomes a request, how an answer is counted) and no loop of its own.
@@ -17,7 +17,7 @@ import { lineName } from '../source/open.js';
 import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
 import { type EarlierRun, Journal } from './journal.js';
-import type { Progress, ProgressFacts } from './progress.js';
+import type { Progress, ProgressFacts, ProgressWords } from './progress.js';
 import type { Rejects } from './rejects.js';
 
 /**
@@ -91,7 +91,9 @@ export interface BulkIO {
   dryRun: boolean;
   /** Rows in flight at most. */
   window: number;
-  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'read' | 'outage'>): Promise<Progress>;
+  startProgress(facts: () => Pick<ProgressFacts, 'finished' | 'sent' | 'skipped' | 'rejected' | 'duplicates' | 'failed' | 'read' | 'outage'>): Promise<Progress>;
+  /** What a row is, in the job's words (progress.ts): `rows` unless said. */
+  unit?: ProgressWords['unit'] | undefined;
 }
 
 export interface BulkCounts {
@@ -147,18 +149,27 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   const onSignal = () => {
     if (!stopping) {
       stopping = true;
+      // Rows read and not finished: on the wire, waiting for a place or a pause, or read and
+      // waiting for the window — the summary's `unfinished` counts those that do not finish now.
+      const underWay = c.rows - c.skipped - finishedCount();
+      const unit = io.unit ?? 'rows';
       io.client?.stopWaiting();
-      io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
+      io.log.warn(
+        `stopping: no new ${unit}; ${underWay} ${underWay === 1 ? unit.slice(0, -1) : unit} under way: those with a request on the wire finish, the others are left unfinished for --resume (press Ctrl-C again to stop them all)`,
+      );
     } else abort.abort();
   };
   const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
   if (!io.dryRun) io.client?.forBulkJob();
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
+  const finishedCount = () => ended() + c.rejected + c.duplicates + c.failed + c.valid;
   const progress = await io.startProgress(() => ({
-    finished: ended() + c.rejected + c.duplicates + c.failed + c.valid,
+    finished: finishedCount(),
     sent: sent,
     skipped: c.skipped,
-    rejected: c.rejected + c.duplicates,
+    rejected: c.rejected,
+    duplicates: c.duplicates,
+    failed: c.failed,
     read: c.rows,
     outage: io.client?.outage(),
   }));
@@ -272,12 +283,19 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
     // closing the connections) must not kill the process before it exits 130.
     if (!stopping) offs.forEach((off) => off());
-    io.rejects.close();
-    // Stopped before the service stored anything (its first request refused): nothing to resume,
-    // so nothing is left for --restart either — the journal stays only as the job's record.
-    nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined;
-    if (nothingDone) io.journal?.retire();
-    else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    // Stopped by the service before it stored anything (its first request refused, or no service
+    // to reach; no answer lost): a job that did not happen — no record, nothing to --resume or
+    // --restart, no rejects file. A file that breaks is no refusal: the rows above it stay done.
+    nothingDone = !io.dryRun && fatal instanceof ApiError && sent === 0 && ended() === 0 && c.failed === 0 && io.earlier === undefined;
+    if (nothingDone) {
+      io.rejects.discard();
+      io.journal?.discard();
+    } else {
+      io.rejects.close();
+      // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the
+      // rows it stopped unfinished, for --resume.
+      io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted, c.unfinished);
+    }
   }
   return { counts: c, interrupted: stopping, fatal, nothingDone };
 }

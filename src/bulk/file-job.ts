@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { type JobFiles, openJob } from './job.js';
 import type { JobFilesRecord } from './journal.js';
 import type { SourceShape } from './rejects.js';
-import { startProgress } from './progress.js';
+import { type ProgressWords, ROWS, startProgress } from './progress.js';
 
 /** What a file job reads: rows, and how far through the file it is (for progress). */
 export interface JobSource extends SourceShape {
@@ -62,7 +62,7 @@ export async function openFileJob(
     options: record.options,
     ...(record.files ? { files: record.files } : {}),
     baseUrl: settings.baseUrl,
-    apiKey: record.client ? await keyOf(ctx) : settings.apiKey,
+    apiKey: record.client ? await ctx.apiKey() : settings.apiKey,
     keep: settings.jobsKept,
     client: record.client,
     kind,
@@ -86,20 +86,11 @@ export async function openFileJob(
   });
   const journal = files.journal;
   if (journal) {
-    // However the command ends before the engine closes it (a failed listing, a broken file).
-    ctx.onClose(() => journal.close(false));
+    // However the command ends before the engine closes it (a failed listing, a broken file):
+    // nothing of this run was sent, so a new job leaves no record; a resumed one keeps its own.
+    ctx.onClose(() => journal.discard());
   }
   return { ...files, shownName };
-}
-
-/**
- * The key a job runs with, for its record's fingerprint: at hand in the settings, or — in the
- * system keychain — read again (only by a command that has an API client, which read it already).
- */
-export async function keyOf(ctx: Context): Promise<string | undefined> {
-  const settings = await ctx.settings();
-  if (settings.apiKey !== undefined || settings.keyStorage !== 'keychain') return settings.apiKey;
-  return (await ctx.settingsWithKey()).apiKey;
 }
 
 /** The counts every file job's summary carries after its own, in the contract's order. */
@@ -140,9 +131,11 @@ export async function runFileJob<T>(
   plan: BulkPlan<T>,
   source: JobSource,
   files: Pick<JobFiles, 'journal' | 'earlier' | 'rejects'>,
-  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number },
+  o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; words?: ProgressWords },
 ): Promise<BulkResult> {
+  const words = o.words ?? ROWS;
   return runBulk(plan, {
+    unit: words.unit,
     rows: source.rows,
     client: o.client,
     log: ctx.log,
@@ -153,7 +146,7 @@ export async function runFileJob<T>(
     dryRun: o.dryRun,
     window: Math.max(2, o.concurrency * 4),
     startProgress: (facts) =>
-      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 })),
+      startProgress(ctx, () => ({ ...facts(), bytesRead: source.bytesRead(), size: source.size, pace: o.client?.stats().pace, throttled: o.client?.stats().throttled ?? 0 }), words),
   });
 }
 

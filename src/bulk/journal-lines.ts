@@ -49,6 +49,8 @@ export interface RunEnd {
   /** The limiter's pace at the end, requests per second. */
   limit?: number;
   interrupted?: boolean;
+  /** Rows the run read and did not finish (interrupted): its summary's `unfinished`. */
+  unfinished?: number;
 }
 
 /** One journal, read: what `--resume`, `jobs` and `import undo` need of it. */

@@ -249,16 +249,27 @@ export class Journal {
   }
 
   /**
-   * Closes a run that stopped before anything was stored (refused at its first request): kept for
-   * the record under a name never resumed, so nothing is left to --resume or --restart.
+   * Removes the journal of a run that stored nothing and continues no earlier one (refused at its
+   * first request, or stopped before it sent any): a job that did not happen leaves no record, and
+   * nothing to --resume or --restart. A resumed run's journal holds the earlier runs: it is closed.
    */
-  retire(): void {
-    this.resumable = false;
-    this.close(false);
+  discard(): void {
+    if (this.fd === undefined) return;
+    if (this.earlierRun !== undefined) return this.close(false);
+    closeSync(this.fd);
+    this.fd = undefined;
+    try {
+      rmSync(this.path, { force: true });
+    } finally {
+      this.lock?.release();
+    }
   }
 
-  /** Flushes to disk; `finished` marks the job complete, so the next run starts afresh. */
-  close(finished: boolean): void {
+  /**
+   * Flushes to disk; `finished` marks the job complete, so the next run starts afresh.
+   * `unfinished`: rows this run read and did not finish (its summary's count), kept in its end.
+   */
+  close(finished: boolean, unfinished = 0): void {
     if (this.fd === undefined) return;
     const last = this.closeHook?.();
     if (last) this.timeline(last.timeline);
@@ -269,6 +280,7 @@ export class Journal {
       activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
       ...(last?.limit !== undefined ? { limit: last.limit } : {}),
       ...(finished ? {} : { interrupted: true }),
+      ...(unfinished > 0 ? { unfinished } : {}),
     };
     this.append(finished ? { done: true, end } : { end });
     // The last lines are on the disk before the job ends (a close waits for nothing else to send).

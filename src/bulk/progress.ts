@@ -19,7 +19,10 @@ export interface ProgressFacts {
   sent: number;
   /** Rows done in an earlier run (--resume). */
   skipped: number;
+  /** The counts as the job's summary has them: rejected, duplicates (apart), failed. */
   rejected: number;
+  duplicates: number;
+  failed: number;
   /** Rows read so far. */
   read: number;
   bytesRead: number;
@@ -34,6 +37,18 @@ export interface ProgressFacts {
 export interface Progress {
   stop(): void;
 }
+
+/**
+ * The job's own words, so that the progress line and the summary name one thing alike: what a
+ * row is (`rows`; an erasure's `requests`; an undo's `contacts`), and whether the server's
+ * refusals count as `failed` (an erasure, an undo) rather than `rejected`.
+ */
+export interface ProgressWords {
+  unit: 'rows' | 'requests' | 'contacts';
+  refusedAsFailed?: boolean;
+}
+
+export const ROWS: ProgressWords = { unit: 'rows' };
 
 /** Plain progress lines this far apart when stderr is not a terminal. */
 const PLAIN_EVERY_MS = 10_000;
@@ -50,44 +65,63 @@ function doneOf(f: ProgressFacts): { done: number; total: number | undefined; sh
 }
 
 /** "2,591 of 5,000 rows done" (`~5,000` while the total is an estimate). */
-function rowsDone(f: ProgressFacts): string {
+function rowsDone(f: ProgressFacts, words: ProgressWords): string {
   const { done, total, share } = doneOf(f);
-  return total !== undefined ? `${count(done)} of ${share === 1 ? '' : '~'}${count(total)} rows done` : `${count(done)} rows done`;
+  return total !== undefined ? `${count(done)} of ${share === 1 ? '' : '~'}${count(total)} ${words.unit} done` : `${count(done)} ${words.unit} done`;
+}
+
+/**
+ * The counts, named and counted as the summary names them: rejected (or, for a job that calls the
+ * server's refusals failures, failed) always; duplicates and failed when there are some.
+ */
+function countsOf(f: ProgressFacts, words: ProgressWords): string[] {
+  const failed = f.failed + (words.refusedAsFailed ? f.rejected : 0);
+  return [
+    ...(words.refusedAsFailed ? [`${failed} failed`] : [`${f.rejected} rejected`]),
+    ...(f.duplicates > 0 ? [`${f.duplicates} duplicates`] : []),
+    ...(!words.refusedAsFailed && failed > 0 ? [`${failed} failed`] : []),
+  ];
 }
 
 /** The line of an outage under way: "service unreachable for 12 s (connection refused), retrying in 4 s; 2,591 of 5,000 rows done". */
-export function outageLine(f: ProgressFacts, now: number): string | undefined {
+export function outageLine(f: ProgressFacts, now: number, words: ProgressWords = ROWS): string | undefined {
   const down = f.outage?.down;
   if (!down) return undefined;
   const retry = down.retryAt === undefined ? 'retrying' : down.retryAt > now ? `retrying in ${formatSecs(Math.ceil((down.retryAt - now) / 1000))}` : 'retrying now';
-  return `service unreachable for ${formatSecs(Math.round((now - down.since) / 1000))} (${down.reason}), ${retry}; ${rowsDone(f)}`;
+  return `service unreachable for ${formatSecs(Math.round((now - down.since) / 1000))} (${down.reason}), ${retry}; ${rowsDone(f, words)}`;
 }
 
 /** One progress line from the facts, `elapsedMs` after the job started. */
-export function progressLine(f: ProgressFacts, elapsedMs: number): string {
+export function progressLine(f: ProgressFacts, elapsedMs: number, words: ProgressWords = ROWS): string {
   const secs = Math.max(0.001, elapsedMs / 1000);
   const rate = f.sent / secs;
   const { done, total, share } = doneOf(f);
   const left = total !== undefined ? Math.max(0, total - done) : undefined;
   const pace = f.pace !== undefined && Number.isFinite(f.pace) && f.pace > 0 ? f.pace : rate > 0 ? rate : undefined;
   const eta = left !== undefined && pace !== undefined ? left / pace : undefined;
+  const unit = words.unit;
   const parts = [
-    total !== undefined ? `${done} of ${share === 1 ? '' : '~'}${total} rows (${Math.floor((done / Math.max(1, total)) * 100)} %)` : `${done} rows`,
-    `${f.rejected} rejected`,
-    `${rate.toFixed(1)} rows/s`,
+    total !== undefined ? `${done} of ${share === 1 ? '' : '~'}${total} ${unit} (${Math.floor((done / Math.max(1, total)) * 100)} %)` : `${done} ${unit}`,
+    ...countsOf(f, words),
+    `${rate.toFixed(1)} ${unit}/s`,
   ];
-  if (left !== undefined) parts.push(`${left} left`);
-  if (eta !== undefined) parts.push(`ETA ${formatSecs(eta)}`);
+  // At the end (the last line, kept on a terminal above the summary) nothing is left to wait for.
+  if (left !== undefined && left > 0) parts.push(`${left} left`);
+  if (eta !== undefined && left !== 0) parts.push(`ETA ${formatSecs(eta)}`);
   if (f.pace !== undefined && Number.isFinite(f.pace)) parts.push(`pace ${f.pace.toFixed(1)}/s`);
-  parts.push(`${f.throttled} × 429`);
+  parts.push(`${f.throttled} met 429`);
   return parts.join(', ');
 }
 
-export async function startProgress(ctx: Context, facts: () => ProgressFacts): Promise<Progress> {
+/**
+ * Progress until `stop`. On a terminal the line's last state stays above the summary, its counts
+ * the summary's own; elsewhere the summary follows the last plain line.
+ */
+export async function startProgress(ctx: Context, facts: () => ProgressFacts, words: ProgressWords = ROWS): Promise<Progress> {
   const started = ctx.deps.now();
   if (!ctx.animated) {
     if (ctx.log.verbosity === 'quiet') return { stop: () => undefined };
-    const plain = plainProgress(ctx.deps.now(), (line) => ctx.log.info(`progress: ${line}`));
+    const plain = plainProgress(ctx.deps.now(), (line) => ctx.log.info(`progress: ${line}`), words);
     const timer = setInterval(() => plain(facts(), ctx.deps.now(), started), PLAIN_CHECK_MS);
     timer.unref();
     return { stop: () => clearInterval(timer) };
@@ -97,13 +131,13 @@ export async function startProgress(ctx: Context, facts: () => ProgressFacts): P
   const timer = setInterval(() => {
     const f = facts();
     const now = ctx.deps.now();
-    spinner.text = outageLine(f, now) ?? progressLine(f, now - started);
+    spinner.text = outageLine(f, now, words) ?? progressLine(f, now - started, words);
   }, 250);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
-      spinner.stop();
+      spinner.stopAndPersist({ symbol: '', text: progressLine(facts(), ctx.deps.now() - started, words) });
     },
   };
 }
@@ -113,18 +147,18 @@ export async function startProgress(ctx: Context, facts: () => ProgressFacts): P
  * the service is down, a line when the outage starts and then its line every PLAIN_EVERY_MS;
  * a line when it ends — not a line per retry.
  */
-export function plainProgress(start: number, say: (line: string) => void): (f: ProgressFacts, now: number, started: number) => void {
+export function plainProgress(start: number, say: (line: string) => void, words: ProgressWords = ROWS): (f: ProgressFacts, now: number, started: number) => void {
   let lastSaid = start;
   let down = false;
   let ended = 0;
   return (f, now, started) => {
     const outage = f.outage;
-    const line = outageLine(f, now);
+    const line = outageLine(f, now, words);
     if (outage && outage.ended > ended) {
       ended = outage.ended;
       // Over (perhaps before a look saw it start): said once, with how long it lasted.
       if (!line) {
-        say(`service reachable again (unreachable for ${formatSecs(Math.round((outage.lastMs ?? 0) / 1000))}); ${rowsDone(f)}`);
+        say(`service reachable again (unreachable for ${formatSecs(Math.round((outage.lastMs ?? 0) / 1000))}); ${rowsDone(f, words)}`);
         down = false;
         lastSaid = now;
         return;
@@ -135,7 +169,7 @@ export function plainProgress(start: number, say: (line: string) => void): (f: P
       say(line);
       lastSaid = now;
     } else if (!line && now - lastSaid >= PLAIN_EVERY_MS) {
-      say(progressLine(f, now - started));
+      say(progressLine(f, now - started, words));
       lastSaid = now;
     }
   };

@@ -86,13 +86,17 @@ const json = (line: string): Record<string, unknown> | undefined => {
   }
 };
 
-/** Row endings as summaries name them. */
-function countsOf(tally: Record<string, number>, dryRun: boolean): Record<string, number> {
+/**
+ * Row endings as summaries name them; `unfinished`: rows the last run read and did not finish,
+ * which its summary counted among its rows.
+ */
+function countsOf(tally: Record<string, number>, dryRun: boolean, unfinished: number | undefined): Record<string, number> {
   const named: Record<string, number> = {};
   for (const [status, n] of Object.entries(tally)) {
     if (typeof n !== 'number' || n <= 0) continue;
     named[status === 'duplicate' ? 'duplicates' : status] = n;
   }
+  if (!dryRun && typeof unfinished === 'number' && unfinished > 0) named.unfinished = unfinished;
   // Rows first, then the endings, most first.
   const rows = dryRun ? named.rows : Object.values(named).reduce((a, b) => a + b, 0);
   const rest = Object.entries(named).filter(([k]) => k !== 'rows').sort((a, b) => b[1] - a[1]);
@@ -134,7 +138,7 @@ export function readJob(dir: string, name: string): JobRecord | undefined {
     startedAt: header.startedAt,
     endedAt: state === 'running' ? null : (end?.at ?? new Date(statSync(path).mtimeMs).toISOString()),
     state,
-    counts: countsOf(tally ?? {}, dryRun),
+    counts: countsOf(tally ?? {}, dryRun, end && last?.end && !done ? end.unfinished : undefined),
     options: header.options && typeof header.options === 'object' ? header.options : {},
     files: header.files && typeof header.files === 'object' ? header.files : {},
     dryRun,

@@ -38,6 +38,8 @@ export interface Rejects {
   /** One rejected row: its cells, the reason, and its line in the source (a workbook's `Leads!12`). */
   add(cells: string[], reason: string, line?: number | string): void;
   close(): void;
+  /** Drops this run's rows: the job stored nothing and leaves no record (engine.ts). */
+  discard(): void;
   readonly count: number;
   /** Whether a rejects file holds rows (of this run or, on --resume, an earlier one). */
   readonly written: boolean;
@@ -60,6 +62,8 @@ export class ShownRejects implements Rejects {
   }
 
   close(): void {}
+
+  discard(): void {}
 }
 
 /** The rejects file, created on the first reject (no reject, no file). Appended to on --resume. */
@@ -116,6 +120,12 @@ export class RejectsFile implements Rejects {
     const file = this.file;
     this.file = undefined;
     file?.close();
+  }
+
+  discard(): void {
+    const file = this.file;
+    this.file = undefined;
+    file?.discard();
   }
 
   get written(): boolean {

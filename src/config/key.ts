@@ -7,6 +7,7 @@
  */
 import { AuthError } from '../errors.js';
 import type { KeychainRef, Profile } from './profile.js';
+import type { Settings } from './settings.js';
 import type { ConfigStore } from './store.js';
 
 /** What `saveKey` did: where the key went, and the line to show when the keychain was not used. */
@@ -68,6 +69,16 @@ export async function saveKey(store: ConfigStore, name: string, key: string, fie
 function validRef(v: unknown): KeychainRef | undefined {
   const r = v as KeychainRef | undefined;
   return r && typeof r.service === 'string' && typeof r.account === 'string' ? r : undefined;
+}
+
+/**
+ * The key of the settings in effect, wherever it lives — CALLCTL_API_KEY, the file, the system
+ * keychain: the one way every command that needs the key (and `auth status`, per profile) finds it.
+ * Undefined when there is none; AuthError (exit 3) when it is in a keychain that cannot give it.
+ */
+export async function readKey(settings: Settings): Promise<string | undefined> {
+  if (settings.keyStorage !== 'keychain' || settings.keychain === undefined) return settings.apiKey;
+  return readKeychainKey(settings.keychain, settings.profileName);
 }
 
 /** The key kept in the keychain for profile `name`, or AuthError (exit 3) saying why there is none. */

@@ -58,7 +58,7 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
     // A request's line as its receipt names it: a number, or a workbook's `Leads!12`.
     const line = request.sheet === undefined ? request.line : lineName(request);
     if (erased !== undefined && receiptedBefore.has(`${line} ${erased.id}`)) return;
-    receipts.add(erased === undefined ? { request: line, found: 0 } : { request: line, id: erased.id, erased: true, at: erased.at });
+    receipts.add(erased === undefined ? { request: line, found: 0, at: at() } : { request: line, id: erased.id, erased: true, at: erased.at });
   };
   // One DELETE per contact, however many lines of the file find it (a person who wrote twice, by
   // phone and by e-mail): every such line gets the receipt of that erasure, none a "found 0". The

@@ -122,12 +122,16 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
     files: { receipts: out.receiptsPath },
     client,
   });
+  // Opened before the first DELETE: an unwritable place stops the erasure before it starts. The
+  // request's id is its job's, which --resume keeps (receipts.ts).
   receipts.open();
+  receipts.requestId = job.job;
+  ctx.log.info(`erasure request ${job.job}: receipts → ${out.receiptsPath}`);
   const { plan, counts } = erasurePlan(client, resolutions, receipts, ctx.deps.now, { journal: job.journal, intents: job.earlier?.intents ?? job.abandoned }, { unsettled: index?.unsettled === true });
   let result;
   let search: LocalSearch | undefined;
   try {
-    result = await runFileJob(ctx, plan, source, job, { client, dryRun: false, concurrency: settings.concurrency });
+    result = await runFileJob(ctx, plan, source, job, { client, dryRun: false, concurrency: settings.concurrency, words: { unit: 'requests', refusedAsFailed: true } });
     // The people's own copies, once every request has been through (not after a stop or Ctrl-C:
     // --resume comes back here), listed again now: a job that ended meanwhile renamed its journal
     // (as this one did, resumed). This erasure's own refusals file and journal are not among them.
@@ -156,7 +160,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   };
   const asked = requests[0]?.numbers?.length ? `phone ${requests[0].text}` : `e-mail ${requests[0]?.text ?? ''}`;
   const refusals = job.rejects instanceof ShownRejects ? job.rejects : (job.rejectsPath ?? '');
-  for (const line of erasureLines(summary, result, { asked, refusals })) ctx.log.info(line);
+  for (const line of erasureLines(summary, result, { asked, refusals, requestId: job.job })) ctx.log.info(line);
   if (search) reportLocalCopies(ctx.log, search, { purge: o.purgeLocal, dryRun: false });
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
   return jobOutcome(result, { kind: 'erasure', stored: `${summary.erased} contacts were erased`, saved: 'the journal and receipts are saved' });

@@ -27,9 +27,10 @@ export const copiesOf = (copies: LocalCopy[]): Pick<ErasureSummary, 'localCopies
 
 /**
  * The summary's lines. `asked`: what a request typed on the command line asked for (no file);
- * the refusals are a file's path, or — for a typed request — the server's reasons themselves.
+ * the refusals are a file's path, or — for a typed request — the server's reasons themselves;
+ * `requestId`: the id on each of the run's receipts (receipts.ts).
  */
-export function erasureLines(summary: ErasureSummary, result: BulkResult, o: { asked: string; refusals: string | ShownRejects }): string[] {
+export function erasureLines(summary: ErasureSummary, result: BulkResult, o: { asked: string; refusals: string | ShownRejects; requestId: string }): string[] {
   const c = result.counts;
   const h = headline(endedAs(result), 'erasure of', 'erasure');
   const lines = [
@@ -40,7 +41,7 @@ export function erasureLines(summary: ErasureSummary, result: BulkResult, o: { a
   ];
   if (c.skipped > 0) lines.push(`  skipped     ${c.skipped}  (done in an earlier run)`);
   if (c.unfinished > 0) lines.push(`  unfinished  ${c.unfinished}  (--resume erases them)`);
-  if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}`);
+  if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}  (request ${o.requestId})`);
   if (c.rejected > 0 && typeof o.refusals === 'string') lines.push(`  refusals →  ${o.refusals}`);
   else if (c.rejected > 0 && typeof o.refusals !== 'string') for (const reason of o.refusals.reasons) lines.push(`  refused     ${reason}`);
   return lines;

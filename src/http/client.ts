@@ -23,7 +23,7 @@ import type { AnswerSeen, PauseSeen } from './answer.js';
 import { type AnswerShape, notTheApi, readBody } from './answer.js';
 import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { OUTAGE_PATIENCE_MS, OutageWatch, type OutageView } from './outage.js';
-import { DEFAULT_MAX_PAUSE_S, PauseWatch } from './pauses.js';
+import { DEFAULT_MAX_PAUSE_S, pauseCause, PauseWatch } from './pauses.js';
 import { agentOptions } from './agent-options.js';
 import { urlUnder } from './paths.js';
 import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
@@ -123,8 +123,8 @@ export class ApiClient {
       rate: opts.rate,
       now: opts.now,
       sleep: (ms, signal) => opts.sleep(ms, signal),
-      onPause: (ms) => {
-        this.pauses.paused(ms);
+      onPause: (ms, answer) => {
+        this.pauses.paused(ms, pauseCause(answer));
         this.tell({ at: opts.now(), pauseMs: ms });
       },
       shared: opts.shared,

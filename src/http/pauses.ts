@@ -48,17 +48,20 @@ export class PauseWatch {
     }
   }
 
-  /** The limiter paused every request for `ms`: a long pause is said with its end; one past --max-pause stops everything. */
-  paused(ms: number): void {
+  /**
+   * The limiter paused every request for `ms`, for `cause` (pauseCause): a long pause is said with
+   * its end; one past --max-pause stops everything.
+   */
+  paused(ms: number, cause: PauseCause): void {
     this.o.log.debug(`· rate limited: pausing all requests for ${Math.round(ms)} ms`);
     const end = this.o.now() + ms;
     if (ms > this.o.maxPauseMs) {
-      this.o.halt(new RuntimeError('pause_too_long', `the service asks for a pause of ${duration(ms)} (429, Retry-After), past --max-pause ${this.o.maxPauseMs / 1000} s`, this.laterHint(end)));
+      this.o.halt(new RuntimeError('pause_too_long', `${cause(duration(ms))}, past --max-pause ${this.o.maxPauseMs / 1000} s`, this.laterHint(end)));
       return;
     }
     if (ms > LONG_PAUSE_MS && end > this.pauseSaidUntil + 1_000) {
       this.pauseSaidUntil = end;
-      this.o.log.warn(`the service asks for a pause of ${duration(ms)} (429, Retry-After): waiting until ${clock(end)} (Ctrl-C stops${this.o.bulk() ? '; --resume continues' : ''})`);
+      this.o.log.warn(`${cause(duration(ms))}: waiting until ${clock(end)} (Ctrl-C stops${this.o.bulk() ? '; --resume continues' : ''})`);
     }
   }
 
@@ -66,6 +69,18 @@ export class PauseWatch {
     const when = at === undefined ? 'later' : `after ${clock(at)}`;
     return this.o.bulk() ? `run the same command with --resume ${when}, or raise --max-pause` : `try again ${when}, or raise --max-pause`;
   }
+}
+
+/** Says a pause of a given length and what called for it. */
+export type PauseCause = (duration: string) => string;
+
+/**
+ * What called for a pause, as the 429 showed it — never a header it did not send: its Retry-After,
+ * else callctl's own back-off (src/pace/backoff.ts).
+ */
+export function pauseCause(answer: { status: number; retryAfterMs?: number | undefined }): PauseCause {
+  if (answer.retryAfterMs !== undefined) return (d) => `the service asks for a pause of ${d} (${answer.status}, Retry-After)`;
+  return (d) => `a back-off of ${d} (callctl's own, after a ${answer.status} with no Retry-After)`;
 }
 
 /** "40 s", "5 min", "2.8 h". */

@@ -105,4 +105,11 @@ export class ChangesFile {
     this.file = undefined;
     file?.close();
   }
+
+  /** Drops it: the import stored nothing and leaves no record. */
+  discard(): void {
+    const file = this.file;
+    this.file = undefined;
+    file?.discard();
+  }
 }

@@ -156,7 +156,8 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const rows = workers > 0 ? withPhonesOffThread(source.rows, { phone: (cells) => preferredPhone(cells, mapping, checks), workers, debug: (line) => ctx.log.debug(line) }) : source.rows;
   const result = await runFileJob(ctx, plan, { ...source, rows }, { journal, earlier, rejects }, { client, dryRun: o.dryRun, concurrency: settings.concurrency });
   source.close();
-  changes.close();
+  if (result.nothingDone) changes.discard();
+  else changes.close();
   await rowsOut?.end();
   const s = result.counts;
   job.leaveRecord({ ...(rejects.written ? { rejects: rejectsPath } : {}), ...(changes.count > 0 ? { changes: changes.path } : {}) }, dryTally(s, preCounts, changes.count));

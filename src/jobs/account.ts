@@ -6,7 +6,6 @@
  * An undo is strict (docs/people.md, "What undo takes back"): a record that does not say which
  * base URL or key ran it is refused too; a resume of such a record goes on as before.
  */
-import { keyOf } from '../bulk/file-job.js';
 import { keyFingerprint } from '../bulk/job.js';
 import type { JobRecord } from '../bulk/records.js';
 import type { Context } from '../context.js';
@@ -25,7 +24,7 @@ export async function refuseOtherAccount(ctx: Context, job: JobRecord, o: { doin
     throw new UsageError(`${name} ran against ${job.baseUrl}, not ${settings.baseUrl}`, `${o.doing} it where it ran: --base-url ${job.baseUrl}`);
   }
   if (job.key === undefined) return;
-  const key = await keyOf(ctx);
+  const key = await ctx.apiKey();
   if (key === undefined ? o.strict : keyFingerprint(key) !== job.key) {
     throw new UsageError(`${name} ran with another key than the one in effect`, `${o.doing} it with the key it ran with (its profile, or CALLCTL_API_KEY): another key may be another account, whose contacts it would change`);
   }

@@ -8,6 +8,7 @@
  */
 import { type Bucket, type Column, resample } from '../bulk/timeline.js';
 import { chartTop, duration } from './chart.js';
+import { shownCounts } from './counts.js';
 import type { JobRecord } from '../bulk/records.js';
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -89,7 +90,7 @@ td.n,th.n{text-align:right}code{font-size:.92em}`;
 /** The whole page. `reasons`: reject reasons as written, counted here by kind; undefined when the rejects file cannot be read. */
 export function jobPage(job: JobRecord, buckets: Bucket[], reasons: string[] | undefined, now: Date): string {
   const what = `${job.kind}${job.dryRun ? ' (dry run)' : ''} of ${job.file === '-' ? 'stdin' : job.file}`;
-  const counts = Object.entries(job.counts).map(([k, v]) => [k, String(v)] as [string, string]);
+  const counts = Object.entries(shownCounts(job)).map(([k, v]) => [k, String(v)] as [string, string]);
   const byKind = new Map<string, number>();
   for (const r of reasons ?? []) byKind.set(reasonKind(r), (byKind.get(reasonKind(r)) ?? 0) + 1);
   const reasonRows = [...byKind.entries()].sort((a, b) => b[1] - a[1]);

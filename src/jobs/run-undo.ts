@@ -10,17 +10,19 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { endedAs, headline, keyOf, runFileJob } from '../bulk/file-job.js';
+import { endedAs, headline, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
-import { createListWriter } from '../output/writers.js';
 import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { lineName } from '../source/open.js';
 import { refuseOtherAccount } from './account.js';
+import { undoCounts } from './counts.js';
 import { inFlightContacts } from './in-flight.js';
+import { KEPT_SHOWN, plannedRows, showUndoTable, tableAsked, UndoTable, writeUndoChanges } from './undo-output.js';
+import { readForUndo } from './undo-reads.js';
 import { finalBefore, UndoReceipts, undoPlan } from './undo-plan.js';
 
 export interface UndoOptions {
@@ -121,15 +123,31 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   if (left.filter((e) => e.kind !== 'unread' && (e.kind !== 'uncertain' || o.includeUncertain === true)).length === 0) {
     const why = effects.length === 0 ? 'the import created and changed no contact' : earlier.by.length > 0 ? `job ${earlier.by.at(-1)?.id} undid it already${keptBefore > 0 && !o.includeChanged ? ` (${keptBefore} changed since were kept: --include-changed undoes them too)` : ''}` : 'nothing it changed can be given back';
     ctx.log.info(`nothing to undo for job ${target.id}: ${why}; nothing was sent`);
-    if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, 0, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
+    if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summaryOf(target.id, o.dryRun, {}, null, ctx.deps.now() - started, { cannotRestore: left.length }))}\n`);
     return EXIT.ok;
   }
 
   const toErase = left.filter((e) => e.kind === 'created' || (e.kind === 'uncertain' && o.includeUncertain === true));
   const toFind = left.filter((e) => e.kind === 'inFlight');
   const toRestore = left.filter((e) => e.kind === 'changed');
+  const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
+  if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
+  const changesPath = `${base}.undo-changes.csv`;
   if (!o.dryRun && !o.confirm) {
-    await printPlan(ctx, left);
+    // The summary of what it would do, from the record alone; each contact in the changes file.
+    const rows = plannedRows(left);
+    writeUndoChanges(ctx, changesPath, rows);
+    const n = (action: string) => rows.filter((r) => r.action === action).length;
+    for (const line of [
+      `undo of job ${target.id} (import of ${shown}): ${rows.length} contact${rows.length === 1 ? '' : 's'}, from its record (none read yet)`,
+      `  would erase     ${n('would erase')}  (created by the import, with their calls and recordings)`,
+      `  would restore   ${n('would restore')}  (given their earlier values back)`,
+      `  cannot restore  ${n('cannot restore')}  (changed without being read first)`,
+      ...(n('uncertain') > 0 ? [`  uncertain       ${n('uncertain')}  (perhaps created by it, an answer lost: ${o.includeUncertain ? 'erased, --include-uncertain' : 'kept; --include-uncertain erases them'})`] : []),
+      ...(n('would find by phone') > 0 ? [`  to find         ${n('would find by phone')}  (sent without a journaled answer: found by their phone, erased if that send created them)`] : []),
+      `  each contact →  ${changesPath}${tableAsked(ctx) ? '' : '  (-v or --format shows it here)'}`,
+    ]) ctx.log.info(line);
+    if (tableAsked(ctx)) await showUndoTable(ctx, rows);
     throw new UsageError(
       `this would erase ${toErase.length} contact${toErase.length === 1 ? '' : 's'} the import created (with their calls and recordings, irreversibly)${toFind.length > 0 ? `, and those ${toFind.length} row${toFind.length === 1 ? '' : 's'} sent without a journaled answer created,` : ''} and give ${toRestore.length} contact${toRestore.length === 1 ? '' : 's'} their earlier values back; nothing was sent`,
       'add --confirm to undo it, or --dry-run to read each contact and see what would happen',
@@ -144,8 +162,6 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const client = await ctx.api();
   const region = typeof target.options.country === 'string' ? target.options.country : undefined;
   const found = inFlight.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
-  const base = target.file === '-' ? join(dirname(dir), 'undo', target.id) : target.file;
-  if (target.file === '-') mkdirSync(dirname(base), { recursive: true, mode: 0o700 });
   const receiptsPath = `${base}.undo.jsonl`;
   const digest = createHash('sha256').update(target.id).update(JSON.stringify(effects.map((e) => [e.row, e.id, e.kind]))).digest('hex');
   const files = await openJob({
@@ -160,10 +176,10 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     expectJob: o.expectJob,
     identity: { includeChanged: o.includeChanged, ...(o.includeUncertain ? { includeUncertain: true } : {}) },
     options: { job: target.id, ...(o.includeChanged ? { includeChanged: true } : {}), ...(o.includeUncertain ? { includeUncertain: true } : {}) },
-    files: { receipts: receiptsPath },
+    files: { receipts: receiptsPath, changes: changesPath },
     content: { hash: digest, undoes: target.id },
     baseUrl: settings.baseUrl,
-    apiKey: await keyOf(ctx),
+    apiKey: await ctx.apiKey(),
     keep: settings.jobsKept,
     client,
     configPath: async () => (await ctx.config()).path,
@@ -173,7 +189,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     now: ctx.deps.now,
   });
   const receipts = o.dryRun ? undefined : new UndoReceipts(receiptsPath);
-  const named = { shown: 0 };
+  // Every contact's row for the changes file: what a dry run would do, what the real run did.
+  const table = new UndoTable(o.dryRun, receipts);
+  const keptNamed: string[] = [];
+  // The contacts to read, the cheaper way: one listing of the account, or one GET each.
+  const toRead = new Set(left.filter((e) => e.kind !== 'unread').map((e) => e.id));
+  const reads = await readForUndo(client, toRead);
+  ctx.log.info(`reading the ${toRead.size.toLocaleString('en-US')} contacts to undo by ${reads.how}`);
   const { plan, tally } = undoPlan({
     client,
     items: effects,
@@ -183,12 +205,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     dryRun: o.dryRun,
     journal: files.journal,
     earlier: files.earlier,
-    receipts,
+    receipts: table,
+    listed: reads.listed,
     doneBefore: earlier.done,
     erasingBefore: earlier.erasing,
     now: ctx.deps.now,
     onKept(e, what) {
-      if (named.shown++ < 20) ctx.log.warn(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${lineName(e)}): ${what}`);
+      keptNamed.push(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${lineName(e)}): ${what}`);
     },
   });
   let result;
@@ -197,16 +220,15 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
       for (const e of effects) yield { cells: [lineName(e), e.id], line: e.line, sheet: e.sheet };
     })();
     const source = { header: ['line', 'id'], rows, bytesRead: () => 0, size: undefined, delimiter: ',', encoding: 'utf8' };
-    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency });
+    result = await runFileJob(ctx, plan, source, files, { client, dryRun: false, concurrency: settings.concurrency, words: { unit: 'contacts', refusedAsFailed: true } });
   } finally {
     receipts?.close();
   }
-  if (named.shown > 20) ctx.log.warn(`… and ${named.shown - 20} more kept (see ${o.dryRun ? 'the dry run with --json' : receiptsPath})`);
   const c = result.counts;
   const e = c.endings;
-  const summary = summaryOf(target.id, o.dryRun, e, c.failed + c.rejected, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
+  const summary = summaryOf(target.id, o.dryRun, { ...e, failed: c.failed, rejected: c.rejected }, receipts && existsSync(receiptsPath) ? receiptsPath : null, ctx.deps.now() - started, {
     keptFields: tally.keptFields,
-    skipped: c.skipped + (e.earlier ?? 0),
+    skipped: c.skipped,
     unfinished: c.unfinished,
   });
   const h = headline(endedAs(result), 'undo of', 'undo');
@@ -224,7 +246,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   if (summary.skipped) lines.push(`  skipped         ${summary.skipped}  (done by an earlier run)`);
   if (summary.unfinished) lines.push(`  unfinished      ${summary.unfinished}  (--resume finishes them)`);
   if (summary.receiptsFile) lines.push(`  receipts →  ${summary.receiptsFile}`);
+  writeUndoChanges(ctx, changesPath, table.rows);
+  lines.push(`  each contact →  ${changesPath}${tableAsked(ctx) ? '' : '  (-v or --format shows it here)'}`);
   for (const line of lines) ctx.log.info(line);
+  // Then the contacts kept, named (the first of them; all are in the changes file).
+  for (const line of keptNamed.slice(0, KEPT_SHOWN)) ctx.log.warn(line);
+  if (keptNamed.length > KEPT_SHOWN) ctx.log.warn(`… and ${keptNamed.length - KEPT_SHOWN} more kept (see ${changesPath})`);
+  if (tableAsked(ctx)) await showUndoTable(ctx, table.rows);
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(summary)}\n`);
   if (result.fatal !== undefined) {
     if (result.fatal instanceof CallctlError) throw result.fatal;
@@ -234,56 +262,26 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   return summary.failed === 0 ? EXIT.ok : EXIT.incomplete;
 }
 
-function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, failed: number, receiptsFile: string | null, elapsedMs: number, extra: { keptFields?: number; skipped?: number; unfinished?: number; cannotRestore?: number }): UndoSummary {
+function summaryOf(job: string, dryRun: boolean, e: Record<string, number>, receiptsFile: string | null, elapsedMs: number, extra: { keptFields?: number; skipped?: number; unfinished?: number; cannotRestore?: number }): UndoSummary {
+  // Counted as jobs ls and jobs show count the record (counts.ts): a contact given some fields back
+  // and keeping others (`partly`) counts as restored and as kept.
+  const n = undoCounts(e);
+  const skipped = n.skipped + (extra.skipped ?? 0);
   return {
     job,
     dryRun,
-    erased: e.erased ?? 0,
-    // A contact given some fields back and keeping others (`partly`) counts as restored and as kept.
-    restored: (e.restored ?? 0) + (e.partly ?? 0),
-    kept: (e.kept ?? 0) + (e.partly ?? 0),
-    cannotRestore: (e.cannotRestore ?? 0) + (extra.cannotRestore ?? 0),
-    failed,
+    erased: n.erased,
+    restored: n.restored,
+    kept: n.kept,
+    cannotRestore: n.cannotRestore + (extra.cannotRestore ?? 0),
+    failed: n.failed,
     receiptsFile,
     elapsedMs,
-    ...(e.gone ? { gone: e.gone } : {}),
-    ...(e.uncertain ? { uncertain: e.uncertain } : {}),
-    ...(e.notStored ? { notStored: e.notStored } : {}),
+    ...(n.gone ? { gone: n.gone } : {}),
+    ...(n.uncertain ? { uncertain: n.uncertain } : {}),
+    ...(n.notStored ? { notStored: n.notStored } : {}),
     ...(extra.keptFields ? { keptFields: extra.keptFields } : {}),
-    ...(extra.skipped ? { skipped: extra.skipped } : {}),
+    ...(skipped ? { skipped } : {}),
     ...(extra.unfinished ? { unfinished: extra.unfinished } : {}),
   };
-}
-
-/** What the undo would do, from the record alone (nothing is read from the service). */
-async function printPlan(ctx: Context, items: Effect[]): Promise<void> {
-  const writer = await createListWriter(
-    ctx.deps.io.stdout,
-    ctx.format === 'json' ? 'table' : ctx.format,
-    [
-      { key: 'line', header: 'Line' },
-      { key: 'id', header: 'Contact' },
-      { key: 'action', header: 'Would' },
-      { key: 'fields', header: 'Fields' },
-    ],
-    ctx,
-  );
-  await writer.write(
-    items.map((e) => ({
-      line: lineName(e),
-      id: e.kind === 'inFlight' ? '(found by its phone)' : e.id,
-      action:
-        e.kind === 'created'
-          ? 'erase (created by the import)'
-          : e.kind === 'changed'
-            ? 'restore earlier values'
-            : e.kind === 'uncertain'
-              ? 'keep, or erase with --include-uncertain (perhaps created by the import: an answer was lost)'
-              : e.kind === 'inFlight'
-                ? 'find what it stored, erase it if created by it (sent, its answer never journaled)'
-                : 'nothing (not read before: cannot restore)',
-      fields: e.kind === 'changed' ? Object.keys(e.fields).join(', ') : '',
-    })),
-  );
-  await writer.end();
 }

@@ -11,18 +11,19 @@ import { RuntimeError, UsageError } from '../errors.js';
 import { escapeControls } from '../output/escape.js';
 import { createListWriter, writeOut } from '../output/writers.js';
 import { duration, terminalChart } from './chart.js';
+import { shownCounts, unitOf } from './counts.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { type Bucket, bucketOf } from '../bulk/timeline.js';
 
-/** The object `jobs ls --json` gives for a job (and `jobs show --json` starts with). */
+/** The object `jobs ls --json` gives for a job (and `jobs show --json` starts with); counts as its summary's (counts.ts). */
 export function listed(j: JobRecord): Record<string, unknown> {
-  return { id: j.id, kind: j.kind, file: j.file, startedAt: j.startedAt, endedAt: j.endedAt, state: j.state, counts: j.counts, ...(j.dryRun ? { dryRun: true } : {}) };
+  return { id: j.id, kind: j.kind, file: j.file, startedAt: j.startedAt, endedAt: j.endedAt, state: j.state, counts: shownCounts(j), ...(j.dryRun ? { dryRun: true } : {}) };
 }
 
-/** Counts for a person: "150 created, 40 matched, 10 rejected" (rows first). */
-export function countsText(counts: Record<string, number>): string {
-  const { rows, ...rest } = counts;
-  return [...(rows !== undefined ? [`${rows} rows`] : []), ...Object.entries(rest).map(([k, v]) => `${v} ${k}`)].join(', ');
+/** Counts for a person: "150 rows, 140 created, 10 rejected" (rows first, in the job's word for them). */
+export function countsText(j: JobRecord): string {
+  const { rows, ...rest } = shownCounts(j);
+  return [...(rows !== undefined ? [`${rows} ${unitOf(j.kind)}`] : []), ...Object.entries(rest).map(([k, v]) => `${v} ${k}`)].join(', ');
 }
 
 const stateText = (j: JobRecord) => (j.state === 'running' && j.holder ? `running (pid ${j.holder.pid})` : j.state);
@@ -45,7 +46,7 @@ export async function listJobs(ctx: Context): Promise<number> {
           endedAt: j.endedAt,
           took: duration(j.durationMs / 1000),
           state: stateText(j),
-          counts: format === 'csv' ? Object.entries(j.counts).map(([k, v]) => `${k}=${v}`).join(';') : countsText(j.counts),
+          counts: format === 'csv' ? Object.entries(shownCounts(j)).map(([k, v]) => `${k}=${v}`).join(';') : countsText(j),
         },
   );
   const columns =
@@ -112,7 +113,7 @@ export async function showJob(ctx: Context, o: { job: string; html?: string | un
   const lines = [
     `job ${job.id}: ${job.dryRun ? 'dry run of the ' : ''}${job.kind} of ${job.file === '-' ? 'stdin' : job.file}`,
     `  state     ${stateText(job)} — started ${job.startedAt}${job.endedAt ? `, ended ${job.endedAt}` : ''}, ran ${duration(job.durationMs / 1000)}`,
-    `  counts    ${countsText(job.counts) || 'none yet'}`,
+    `  counts    ${countsText(job) || 'none yet'}`,
   ];
   const opts = Object.entries(job.options).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`);
   if (opts.length > 0) lines.push(`  options   ${opts.join('  ')}`);

@@ -1,6 +1,7 @@
 /**
  * The undo of an import as a plan on the bulk engine (src/bulk/engine.ts), like the import itself:
- * one row per contact the import created or changed. Each is read first (GET) and then —
+ * one row per contact the import created or changed. Each is read first (its GET, or as one listing
+ * of the account showed it: undo-reads.ts) and then —
  *   created: erased (DELETE), unless someone changed it since (its fields no longer digest to
  *     what the import wrote): kept and named;
  *   changed: each field the import changed gets its earlier value back (one PATCH), unless its
@@ -11,7 +12,7 @@
  * Before acting on a row the plan writes what it is about to do into the journal (`i`), so that
  * after a kill -9 a 404 on a contact whose DELETE went out reads as erased, not gone; a field that
  * already holds its earlier value needs no PATCH. A dry run reads and decides the same, and writes
- * nothing. Receipts: one JSON line per contact — import line, id, what was done, the names of the
+ * nothing: its receipts go to a sink that only collects them (undo-output.ts). Receipts: one JSON line per contact — import line, id, what was done, the names of the
  * fields — never a value.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -94,7 +95,10 @@ export interface UndoPlanInput {
   dryRun: boolean;
   journal: Journal | undefined;
   earlier: EarlierRun | undefined;
-  receipts: UndoReceipts | undefined;
+  /** Where each contact's receipt goes (a dry run's too: undo-output.ts collects them). */
+  receipts: { add(r: Receipt): void } | undefined;
+  /** The contacts as one listing of the account showed them (undo-reads.ts); the others are read one by one. */
+  listed?: Map<string, Record<string, unknown>> | undefined;
   /** Contacts an earlier undo of this import finished (id → its ending). */
   doneBefore: Map<string, string>;
   /** Contacts an earlier undo of this import set out to erase. */
@@ -134,11 +138,13 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
   const tally: UndoTally = { keptFields: 0 };
   const at = () => new Date(o.now()).toISOString();
   const receipt = (e: Effect, did: Receipt['did'], extra: Partial<Receipt> = {}) => {
-    if (!o.dryRun) o.receipts?.add({ item: e.sheet === undefined ? e.line : lineName(e), id: e.id, did, ...extra, at: at() });
+    o.receipts?.add({ item: e.sheet === undefined ? e.line : lineName(e), id: e.id, did, ...extra, at: at() });
   };
   const intendedErase = (row: number, id: string) => o.erasingBefore.has(id) || o.earlier?.intents.get(row)?.act === 'erase';
 
   async function read(e: Effect, signal: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    const listed = o.listed?.get(e.id);
+    if (listed !== undefined) return listed;
     try {
       const res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${e.id}`, signal });
       if (!isObject(res.body)) throw new ApiError('unexpected', `the answer to GET /contacts/${e.id} is not a contact`, { method: 'GET', path: `/contacts/${e.id}` }, 'run again with --resume');
@@ -168,7 +174,10 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       receipt(e, 'kept', { kept: ['contact'] });
       return 'kept';
     }
-    if (o.dryRun) return 'erased';
+    if (o.dryRun) {
+      receipt(e, 'erased');
+      return 'erased';
+    }
     const erasure = await eraseContact(o.client, e.id, signal);
     if (!erasure.erased) throw erasure.notFound;
     receipt(e, 'erased');

@@ -5,7 +5,7 @@
  * neither a reader nor a crash ever meets half of one at its name. Every text written passes the
  * logger's masking (`redact`), as stderr does: a key a server echoes never lands in a file.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, realpathSync, renameSync, statSync, type Stats, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, type Stats, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -122,6 +122,8 @@ export class JobFile {
     readonly path: string,
     private readonly writing: string,
     private readonly redact: Redact,
+    /** Started empty by this run under a temporary name (what `discard` may remove). */
+    private readonly own = false,
   ) {}
 
   /**
@@ -139,7 +141,7 @@ export class JobFile {
     }
     const partial = partialOf(path);
     const continued = o.append ? (existsSync(partial) ? partial : st ? path : undefined) : undefined;
-    const file = new JobFile(path, continued ?? partial, o.redact);
+    const file = new JobFile(path, continued ?? partial, o.redact, continued === undefined);
     file.fd = openSync(file.writing, continued ? 'a' : 'w', 0o600);
     return { file, fresh: continued === undefined };
   }
@@ -157,6 +159,18 @@ export class JobFile {
   /** Writes bytes as they are (a BOM). */
   writeBytes(bytes: Uint8Array): void {
     writeSync(this.fd as number, bytes);
+  }
+
+  /**
+   * Drops what this run wrote when it started the file under a temporary name (the file keeps what
+   * it held before, or stays absent); a file appended to or written in place is closed as it is.
+   */
+  discard(): void {
+    if (this.fd === undefined) return;
+    if (!this.own) return this.close();
+    closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(this.writing, { force: true });
   }
 
   /** Flushes it to disk and gives it its name. */

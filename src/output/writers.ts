@@ -91,27 +91,44 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
     }
     case 'table': {
       const { default: Table } = await import('cli-table3');
-      // With --all a table is drawn per page so rows appear as they arrive: the header is printed
-      // once and a column only ever widens, so the pages line up as one table.
+      // With --all a table is drawn per batch so rows appear as they arrive: the header is printed
+      // once and a column only ever widens. The first batch waits for TABLE_FIRST rows (or the
+      // end), so that rows that come a few at a time — `find`'s matches, a filter's, page after
+      // page — are measured together and line up as one table.
       let widths: number[] | undefined;
+      let waiting: unknown[] = [];
+      const draw = (items: unknown[]): Promise<void> => {
+        if (items.length === 0) return Promise.resolve();
+        const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
+        const head = widths === undefined;
+        const need = columns.map((c, i) => Math.max(head ? oneLine(c.header).length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
+        const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
+        widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
+        const table = new Table({ ...(head ? { head: columns.map((c) => oneLine(c.header)) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
+        for (const row of rows) table.push(row);
+        const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
+        return writeOut(out, `${text}\n`);
+      };
       return {
         write: (items) => {
-          if (items.length === 0) return Promise.resolve();
-          const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
-          const head = widths === undefined;
-          const need = columns.map((c, i) => Math.max(head ? oneLine(c.header).length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
-          const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
-          widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
-          const table = new Table({ ...(head ? { head: columns.map((c) => oneLine(c.header)) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
-          for (const row of rows) table.push(row);
-          const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
-          return writeOut(out, `${text}\n`);
+          if (widths !== undefined) return draw(items);
+          waiting = waiting.concat(items);
+          if (waiting.length < TABLE_FIRST) return Promise.resolve();
+          const first = waiting;
+          waiting = [];
+          return draw(first);
         },
-        end: () => (widths !== undefined ? Promise.resolve() : writeOut(out, '(none)\n')),
+        end: async () => {
+          if (waiting.length > 0) await draw(waiting.splice(0));
+          if (widths === undefined) await writeOut(out, '(none)\n');
+        },
       };
     }
   }
 }
+
+/** Rows a table's first batch waits for (or the end) before it is drawn: its columns' widths. */
+const TABLE_FIRST = 50;
 
 /** No borders and no ruled line between rows: one line a row, as gh and kubectl print. */
 const NO_RULES = {

@@ -17,8 +17,8 @@ export interface LimiterOptions {
   rate?: number | undefined;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Told of every pause (for --verbose and progress). */
-  onPause?: (ms: number) => void;
+  /** Told of every pause (for --verbose and progress), with the answer that called for it. */
+  onPause?: (ms: number, answer: Answer) => void;
   /** The budget shared with other processes through Redis (shared-budget.ts), if any. */
   shared?: SharedBudget | undefined;
   /** Told once when the shared budget fails and this process goes on alone. */
@@ -152,7 +152,7 @@ class RequestLimiter implements Pace {
       if (answer.status === 429) {
         this.sharedThrottled += 1;
         // The leader's gate pauses every process; here it is only told, for --verbose.
-        if (answer.retryAfterMs !== undefined) this.opts.onPause?.(answer.retryAfterMs);
+        if (answer.retryAfterMs !== undefined) this.opts.onPause?.(answer.retryAfterMs, answer);
       }
       for (const wake of this.answerWaiters.splice(0)) wake();
     }
@@ -176,7 +176,7 @@ class RequestLimiter implements Pace {
     const now = this.opts.now();
     const pauseMs = this.gate.finish(ticket, answer, now);
     for (const wake of this.answerWaiters.splice(0)) wake();
-    if (pauseMs > 0) this.opts.onPause?.(pauseMs);
+    if (pauseMs > 0) this.opts.onPause?.(pauseMs, answer);
     const window = Math.max(1, Math.min(this.opts.concurrency, this.gate.window));
     if (window !== this.windowApplied && !(window === this.opts.concurrency && this.windowApplied === Infinity)) {
       this.windowApplied = window;

@@ -2,21 +2,8 @@
 // speed is measured by the benchmark, never by a test — only that each section ran and reported.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { ROOT } from '../helpers/cli.js';
-
-/** `bench/run.mjs --smoke <only>`: its stdout, once it ended with exit 0 (else its stderr fails the test). */
-async function smoke(only: string, env: Record<string, string> = {}): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.mjs'), '--smoke', only], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const code = await new Promise<number | null>((done) => child.on('close', done));
-  assert.equal(code, 0, err);
-  return out;
-}
+import { smoke } from '../helpers/bench.js';
+import { redisOrSkip } from '../helpers/redis.js';
 
 test('bench/run.mjs --smoke runs every section and prints its tables', async () => {
   const out = await smoke('--only=pace,unthrottled,dryrun,startup,listing,bulk');
@@ -26,10 +13,10 @@ test('bench/run.mjs --smoke runs every section and prints its tables', async () 
   assert.match(out, /\| token bucket 40\/s, burst 10 \| [\d.]+ % \/ [\d.]+ % \| [\d.]+ % \/ [\d.]+ % \|/);
 });
 
-// The shared-budget section needs a Redis (.ci/run starts one): three imports on one key, against a
-// bucket and a window.
-const redisUrl = process.env.CALLCTL_TEST_REDIS_URL;
-test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip: redisUrl === undefined && 'CALLCTL_TEST_REDIS_URL is not set' }, async () => {
+// The shared-budget section needs a Redis (the tests' own, helpers/redis.ts): three imports on one
+// key, against a bucket and a window.
+const { url: redisUrl, skip } = await redisOrSkip();
+test('bench/run.mjs --smoke --only=shared runs three imports on one Redis budget per row', { skip }, async () => {
   const out = await smoke('--only=shared', { CALLCTL_BENCH_REDIS_URL: redisUrl as string });
   assert.ok(out.includes('## 6. Shared budget'), out);
   // Each row: its share of the limit, and every row of the three imports stored exactly once.

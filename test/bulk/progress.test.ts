@@ -8,7 +8,7 @@ import { outageLine, plainProgress, progressLine, type ProgressFacts } from '../
 import { OutageWatch } from '../../src/http/outage.js';
 
 const facts = (watch: OutageWatch, now: number, finished: number): ProgressFacts => ({
-  finished, sent: finished, skipped: 0, rejected: 0, read: 5000, bytesRead: 100, size: 100, pace: 20, throttled: 0, outage: watch.view(now),
+  finished, sent: finished, skipped: 0, rejected: 0, duplicates: 0, failed: 0, read: 5000, bytesRead: 100, size: 100, pace: 20, throttled: 0, outage: watch.view(now),
 });
 
 test('an outage is one line as it starts, one each 10 s, one as it ends — not a line per retry', () => {

@@ -1,5 +1,5 @@
-// Where the key lives (README, "Keys"): the system keychain — a real Secret Service, as .ci/run
-// provides one — or, without one, the 0600 file with one line saying so; `auth status` and
+// Where the key lives (README, "Keys"): the system keychain — a real Secret Service, the test's
+// own (helpers/keychain.ts) — or, without one, the 0600 file with one line saying so; `auth status` and
 // `auth logout`; what a key may do, learnt without changing anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,31 +7,14 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, runCli, tempDir } from '../helpers/cli.js';
-import { lookup, secretService } from '../helpers/keychain.js';
+import { clearAfter, keychainOrSkip, lookup, secretService } from '../helpers/keychain.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
-
-type T = Parameters<typeof tempDir>[0] & { skip(reason: string): void };
-
-/** The D-Bus address of a usable Secret Service; skips (fails in CI) without one. */
-function keychainOrSkip(t: T): string | undefined {
-  const ss = secretService();
-  if ('env' in ss) return ss.env.DBUS_SESSION_BUS_ADDRESS;
-  // CI must reach one (.ci/run starts it): a skip there would hide the keychain untested.
-  if (process.env.CI) assert.fail(`CI runs the keychain tests on a real Secret Service, and none answers: ${ss.reason}`);
-  t.skip(ss.reason);
-  return undefined;
-}
-
-/** Removes what a test may have left in the keychain under its own service name. */
-function clearAfter(t: T, address: string, service: string): void {
-  t.after(() => spawnSync('secret-tool', ['clear', 'service', service], { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: address }, timeout: 10_000 }));
-}
 
 const profileOf = (dir: string, name = 'default') => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles[name];
 const fallbackLines = (stderr: string) => stderr.split('\n').filter((l) => /no keychain reachable|keychain library cannot be loaded/.test(l));
 
 test('auth login stores the key in the Secret Service, the file only where it is; contacts ls, auth status, auth logout', async (t) => {
-  const address = keychainOrSkip(t);
+  const address = await keychainOrSkip(t);
   if (address === undefined) return;
   const sb = await startTestSandbox(t, { rateLimit: 0, seed: 3 });
   const dir = tempDir(t);
@@ -70,7 +53,7 @@ test('auth login stores the key in the Secret Service, the file only where it is
 });
 
 test('a key in the file (an earlier version) keeps working; the next login moves it into the keychain; --insecure-storage chooses the file', async (t) => {
-  const address = keychainOrSkip(t);
+  const address = await keychainOrSkip(t);
   if (address === undefined) return;
   const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
   const dir = tempDir(t);
@@ -101,10 +84,11 @@ test('a key in the file (an earlier version) keeps working; the next login moves
 test('without a D-Bus session, or when the binding cannot load, the same commands fall back to the 0600 file and say so in one line', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0, seed: 3 });
   // The children get no DBUS_SESSION_BUS_ADDRESS (cliEnv passes none): no Secret Service.
+  const ss = await secretService();
   const variants: Array<[string, Record<string, string>, RegExp]> = [
     ['no D-Bus session', {}, /no keychain reachable: no D-Bus session/],
     // The binding's own switch to load its .node from a path: a path with none is a binding that cannot load.
-    ['binding missing', { NAPI_RS_NATIVE_LIBRARY_PATH: join(tempDir(t), 'missing.node'), ...(process.env.DBUS_SESSION_BUS_ADDRESS ? { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS } : {}) }, /the keychain library cannot be loaded here/],
+    ['binding missing', { NAPI_RS_NATIVE_LIBRARY_PATH: join(tempDir(t), 'missing.node'), ...('env' in ss ? ss.env : {}) }, /the keychain library cannot be loaded here/],
   ];
   for (const [what, extra, notice] of variants) {
     const dir = tempDir(t);
@@ -156,6 +140,11 @@ test('CALLCTL_API_KEY overrides the keychain (not even read); a keychain that ca
   assert.equal(s.storage, 'keychain');
   assert.equal(s.ok, false);
   assert.match(s.error, /no D-Bus session/);
+  // For a person: where the key is, and that it was not read there — not "(none)" beside the keychain.
+  const text = await runCli(['auth', 'status'], { env: { CALLCTL_CONFIG_DIR: dir } });
+  assert.equal(text.code, 3);
+  assert.match(text.stdout, new RegExp(`^  key +not read, in the system keychain \\(service "${service}", account "default"\\)$`, 'm'));
+  assert.match(text.stdout, /^  works +no: the key of profile "default" is in the system keychain, which cannot be used here: .*no D-Bus session/m);
 });
 
 test('what a key may do, learnt without changing anything: a read-only key is stored with one line saying it cannot write', async (t) => {
@@ -280,7 +269,7 @@ test('a read-only config folder is said to be read-only (permission, and a read-
   assert.equal(ro.status, 1, ro.stderr);
   assert.match(ro.stderr, new RegExp(`^callctl: cannot write ${folder}/config\\.json: ${folder} is on a read-only file system`));
   // With a keychain: the key reached it before the profile could not be written — and is taken back.
-  const ss = secretService();
+  const ss = await secretService();
   if (!('env' in ss)) return;
   const login = spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o ro,size=1m tmpfs "$1" && exec "$2" "$3" login --no-verify --base-url https://api.example.com/api/v1`, 'sh', folder, process.execPath, BIN], {
     env: { PATH: process.env.PATH, HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1', CALLCTL_CONFIG_DIR: folder, ...ss.env },

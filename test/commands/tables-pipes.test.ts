@@ -93,3 +93,26 @@ test('a closed stdout ends the command quietly: exit 0, no stack, and no more pa
     assert.equal(r.stdout.split('\n').length, 2, args.join(' '));
   }
 });
+
+test('rows that come a few at a time line up as one table: find’s matches, a filter’s (the first phone shorter than the next)', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const env = envFor(sb, t, { CALLCTL_CONFIG_DIR: tempDir(t) });
+  // Found on separate pages: a page of others between them.
+  await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Zoë', phone: '07700 900123', email: 'z@example.com', tags: ['vip'] } });
+  for (let i = 0; i < 120; i++) await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: `Other${i}`, phone: `+4474009${String(10000 + i)}` } });
+  await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Zoë', phone: '+44 (0) 7700 900 123', email: 'zoe.muller@example.com', tags: ['vip'] } });
+  for (const args of [['contacts', 'find', '--phone', '+447700900123', '--country', 'GB'], ['contacts', 'ls', '--tag', 'vip']]) {
+    const r = await runCli(args, { env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3, r.stdout);
+    // The phone, e-mail and tags of each row start where their headers do.
+    const header = lines[0]!;
+    const [short, long] = [lines.find((l) => l.includes('07700 900123'))!, lines.find((l) => l.includes('+44 (0) 7700'))!];
+    assert.deepEqual(
+      [short.indexOf('07700'), short.indexOf('z@'), short.indexOf('vip'), long.indexOf('+44'), long.indexOf('zoe.'), long.indexOf('vip')],
+      [header.indexOf('Phone'), header.indexOf('Email'), header.indexOf('Tags'), header.indexOf('Phone'), header.indexOf('Email'), header.indexOf('Tags')],
+      `out of line:\n${r.stdout}`,
+    );
+  }
+});

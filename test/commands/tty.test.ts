@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cliEnv, tempDir } from '../helpers/cli.js';
+import { BIN, cliEnv, runOnTerminal, tempDir } from '../helpers/cli.js';
 
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -37,13 +37,7 @@ test('import on a TTY draws its progress line, then the summary', { skip: hasScr
   const { writeLeads } = await import('../helpers/leads.js');
   const sb = await startTestSandbox(t, { rateLimit: 20, burst: 5 });
   const file = writeLeads(tempDir(t), 40);
-  const child = spawn('script', ['-qec', `stty cols 100 rows 30; ${process.execPath} ${BIN} import ${file}`, '/dev/null'], {
-    env: cliEnv({ CALLCTL_CONFIG_DIR: tempDir(t), CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey, TERM: 'xterm', COLUMNS: '100' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let screen = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
-  const code = await new Promise((done) => child.on('close', done));
+  const { code, screen } = await runOnTerminal(['import', file], { CALLCTL_CONFIG_DIR: tempDir(t), CALLCTL_BASE_URL: sb.baseUrl, CALLCTL_API_KEY: sb.secretKey });
   assert.equal(code, 0, screen);
   assert.match(screen, /\d+ of ~?\d+ rows \(\d+ %\), 0 rejected, [\d.]+ rows\/s, \d+ left, ETA \d+ s/);
   assert.match(screen, /created\s+40/);

@@ -21,9 +21,10 @@ const work = mkdtempSync(join(tmpdir(), 'callctl-pack-'));
 const app = join(work, 'app');
 const bin = join(app, 'node_modules/.bin/callctl');
 // The user's environment (npm needs its proxy and CA settings to reach the registry), without the
-// npm_* of the `npm test` that runs us and without the developer's CALLCTL_*.
+// npm_* of the `npm test` that runs us, without the developer's CALLCTL_* and D-Bus session (a
+// test hands its own Secret Service where it wants one).
 const env: Record<string, string> = { NO_COLOR: '1', LANG: 'C.UTF-8', CALLCTL_CONFIG_DIR: join(work, 'config') };
-for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm_|CALLCTL_)/i.test(k) && !(k in env)) env[k] = v;
+for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(npm_|CALLCTL_|DBUS_SESSION_BUS_ADDRESS$)/i.test(k) && !(k in env)) env[k] = v;
 // npm can hang on a registry it cannot reach: fail the test instead.
 const NPM = { env, maxBuffer: 1 << 24, timeout: 110_000, killSignal: 'SIGKILL' as const };
 let files: string[] = [];
@@ -180,11 +181,11 @@ test('the installed callctl does real work: its own sandbox, then contacts ls ag
 // Last: it removes the binding's platform package from the installed app.
 test('the installed callctl: auth login and auth status with the keychain binding, and without it (a one-line fallback, never a failure to start)', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
-  // The Secret Service of this process's session when there is one (.ci/run provides it), else the file.
-  const ss = secretService();
+  // The test's own Secret Service where one can be started (helpers/keychain.ts), else the file.
+  const ss = await secretService();
   const expected = 'env' in ss ? 'keychain' : 'file';
-  const withBinding = { CALLCTL_CONFIG_DIR: join(work, 'auth-config') };
-  if ('env' in ss) t.after(() => spawn('secret-tool', ['clear', 'service', `callctl:${withBinding.CALLCTL_CONFIG_DIR}`], { env, stdio: 'ignore' }));
+  const withBinding = { CALLCTL_CONFIG_DIR: join(work, 'auth-config'), ...('env' in ss ? ss.env : {}) };
+  if ('env' in ss) t.after(() => spawn('secret-tool', ['clear', 'service', `callctl:${withBinding.CALLCTL_CONFIG_DIR}`], { env: { ...env, ...ss.env }, stdio: 'ignore' }));
   const login = await callctl(['auth', 'login', '--base-url', sb.baseUrl], withBinding, `${sb.secretKey}\n`);
   assert.equal(login.code, 0, login.stderr);
   const status = await callctl(['auth', 'status', '--json'], withBinding);

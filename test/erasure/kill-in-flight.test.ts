@@ -92,6 +92,10 @@ test('a resumed erasure does not give a contact a second receipt: a DELETE answe
   const erased = receiptsOf(`${file}.erasures.jsonl`).filter((r) => r.erased === true).map((r) => r.id as string);
   assert.equal(new Set(erased).size, erased.length, `no contact has two receipts: ${erased.join(', ')}`);
   assert.deepEqual([...erased].sort(), [...ids].sort());
+  // One request, however often it runs: the killed run's receipt and the resumed run's carry its one id.
+  const requestId = /^erasure request ([0-9a-f]{10}): receipts → /m.exec(resumed.stderr)?.[1];
+  assert.ok(requestId, resumed.stderr);
+  assert.deepEqual([...new Set(receiptsOf(`${file}.erasures.jsonl`).map((r) => r.requestId))], [requestId]);
   assert.deepEqual(sb.contacts().filter((c) => c.firstName === 'Zoë'), []);
 });
 

@@ -2,6 +2,7 @@
 // `rm --email` (typed on the command line: the config folder's erasures/<date>.jsonl), `rm --from
 // <file>` (beside the file), `rm --from -` (the config folder), `--receipts` anywhere. Appended,
 // one JSON line per contact erased, no phone, name or e-mail; none for what the API did not answer.
+// Every run is one request with an id of its own, printed as it runs and on each of its receipts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,9 +24,11 @@ test('every form of erasure leaves receipts: rm <id>, --phone, --email, --from <
   const one = await runCli(['contacts', 'rm', people[0]!.id, '--confirm', '--json'], { env });
   assert.equal(one.code, 0, one.stderr);
   const at = JSON.parse(one.stdout).at as string;
+  const requestId = /^receipt → .* \(request ([0-9a-f]{10})\)$/m.exec(one.stderr)?.[1];
+  assert.ok(requestId, one.stderr);
   assert.deepEqual(erasures(), [`${at.slice(0, 10)}.jsonl`], 'the UTC date of the erasure');
   const daily = join(config, 'erasures', erasures()[0]!);
-  assert.deepEqual(lines(daily), [{ request: 1, id: people[0]!.id, erased: true, at }]);
+  assert.deepEqual(lines(daily), [{ requestId, request: 1, id: people[0]!.id, erased: true, at }]);
 
   const phone = await runCli(['contacts', 'rm', '--phone', String(people[1]!.phone), '--country', 'GB', '--confirm', '--json'], { env });
   assert.equal(phone.code, 0, phone.stderr);
@@ -40,6 +43,15 @@ test('every form of erasure leaves receipts: rm <id>, --phone, --email, --from <
   const erased = lines(daily).filter((r) => r.erased).map((r) => r.id);
   assert.deepEqual(erased.sort(), [people[0]!.id, people[1]!.id, twin.body.id, mailed.body.id].sort(), 'rm <id>, both records of the phone, the e-mail\'s');
   assert.equal(lines(daily).filter((r) => r.found === 0).length, 2, 'the e-mail nobody has, and the 404 of an unknown id');
+  assert.ok(lines(daily).every((r) => typeof r.at === 'string' && typeof r.requestId === 'string'), 'a "found 0" has its time too');
+  // Five typed requests, all "line 1" of their day: each has an id of its own, shown as it ran.
+  const ids = [...new Set(lines(daily).map((r) => r.requestId))];
+  assert.equal(ids.length, 5, JSON.stringify(lines(daily)));
+  for (const [r, n] of [[phone, 2], [email, 1], [nobody, 1]] as const) {
+    const id = /^erasure request ([0-9a-f]{10}): receipts → /m.exec(r.stderr)?.[1];
+    assert.ok(id, r.stderr);
+    assert.equal(lines(daily).filter((line) => line.requestId === id).length, n, r.stderr);
+  }
 
   const dir = tempDir(t);
   const file = join(dir, 'requests.txt');
@@ -48,6 +60,11 @@ test('every form of erasure leaves receipts: rm <id>, --phone, --email, --from <
   assert.equal(fromFile.code, 0, fromFile.stderr);
   assert.equal(JSON.parse(fromFile.stdout).receiptsFile, `${file}.erasures.jsonl`);
   assert.deepEqual(lines(`${file}.erasures.jsonl`).map((r) => [r.request, r.id]), [[1, people[2]!.id], [2, people[3]!.id]]);
+  // A request file is one request: its lines share the id, the erasure job's (jobs show <id>).
+  const fileId = /^erasure request ([0-9a-f]{10}): receipts → /m.exec(fromFile.stderr)?.[1] as string;
+  assert.match(fromFile.stderr, new RegExp(`receipts → .*erasures\\.jsonl  \\(request ${fileId}\\)`), 'and in the summary');
+  assert.deepEqual(lines(`${file}.erasures.jsonl`).map((r) => r.requestId), [fileId, fileId]);
+  assert.equal((await runCli(['jobs', 'show', fileId, '--json'], { env })).code, 0);
 
   const before = lines(daily).length;
   const stdin = await runCli(['contacts', 'rm', '--from', '-', '--confirm', '--json'], { env, input: `${people[4]!.id}\n` });

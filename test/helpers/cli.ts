@@ -61,6 +61,22 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   return startCli(args, opts).result;
 }
 
+/**
+ * Runs the CLI on a pseudo-terminal `cols` wide (util-linux `script`; the pty is given its width
+ * with stty, for ora spins at 100 % CPU on 0 columns) and returns its exit code and everything the
+ * terminal showed, escape sequences included.
+ */
+export function runOnTerminal(args: string[], env: Record<string, string | undefined>, cols = 100): Promise<{ code: number | null; screen: string }> {
+  const line = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qec', `stty cols ${cols} rows 30; ${line}`, '/dev/null'], { env: cliEnv({ TERM: 'xterm', COLUMNS: String(cols), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (screen += d));
+  return new Promise((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, screen }));
+  });
+}
+
 /** A fresh temporary folder, removed when the test ends. */
 export function tempDir(t: { after(fn: () => unknown): void }, prefix = 'callctl-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

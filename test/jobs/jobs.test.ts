@@ -44,11 +44,15 @@ test('an interrupted import: jobs ls and show from another process, jobs resume 
   assert.equal(job!.counts.created, part.created);
   assert.ok(Date.parse(job!.endedAt as string) >= Date.parse(job!.startedAt));
 
+  // Counted as its summary counted it: the rows it read, those it stored, those left unfinished.
+  const ended = [['created', part.created], ['unfinished', part.unfinished ?? 0]].filter(([, n]) => n > 0).sort((a, b) => (b[1] as number) - (a[1] as number));
+  assert.deepEqual(job!.counts, { rows: part.rows, ...Object.fromEntries(ended) });
+  const counts = Object.entries(job!.counts);
   const table = await runCli(['jobs', 'ls'], { env });
-  assert.match(table.stdout, new RegExp(`${job!.id}\\s+import\\s+\\S*leads\\.csv\\s+\\S+\\s+[\\d.]+ s\\s+interrupted\\s+${part.created} rows, ${part.created} created`));
+  assert.match(table.stdout, new RegExp(`${job!.id}\\s+import\\s+\\S*leads\\.csv\\s+\\S+\\s+[\\d.]+ s\\s+interrupted\\s+${part.rows} rows, ${counts.slice(1).map(([k, v]) => `${v} ${k}`).join(', ')}`));
   const csv = await runCli(['jobs', 'ls', '--format', 'csv'], { env });
   assert.equal(csv.stdout.split('\n')[0], 'id,kind,file,startedAt,endedAt,state,counts');
-  assert.match(csv.stdout.split('\n')[1] as string, new RegExp(`^${job!.id},import,.*,interrupted,rows=${part.created};created=${part.created}$`));
+  assert.match(csv.stdout.split('\n')[1] as string, new RegExp(`^${job!.id},import,.*,interrupted,${counts.map(([k, v]) => `${k}=${v}`).join(';')}$`));
 
   const shown = await runCli(['jobs', 'show', job!.id.slice(0, 4)], { env: { ...env, COLUMNS: '100' } });
   assert.equal(shown.code, 0, shown.stderr);

@@ -96,7 +96,10 @@ test('undo: created contacts erased, merged fields given back — but what a per
   const refused = await runCli(['import', 'undo', id], { env });
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /would erase 3 contacts the import created .*irreversibly.* and give 2 contacts their earlier values back; nothing was sent \(add --confirm/);
-  for (const c of created) assert.ok(refused.stdout.includes(c.id), `${c.id} named`);
+  // Its summary on stderr; each contact in its changes file (on stdout with -v or --format).
+  assert.equal(refused.stdout, '');
+  const plan = readFileSync(`${file}.undo-changes.csv`, 'utf8');
+  for (const c of created) assert.ok(plan.includes(c.id), `${c.id} named`);
   assert.equal(sb.stats().requests, requestsBefore, 'nothing sent, not even a read');
 
   // The real run, named by a prefix of the job's id.
@@ -155,7 +158,8 @@ test('an import that did not read the contacts first: undo says which changes it
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /2 contacts were changed by this import without being read first .*cannot be given back/);
   assert.match(refused.stderr, /to make the next import reversible, run it with --check-existing/);
-  assert.match(refused.stdout, /cannot restore/);
+  assert.match(refused.stderr, /^ {2}cannot restore +2 /m);
+  assert.match((await runCli(['-v', 'import', 'undo', id], { env })).stdout, /cannot restore/);
   const real = await runCli(['import', 'undo', id, '--confirm', '--json'], { env });
   assert.equal(real.code, 0, real.stderr);
   const r = JSON.parse(real.stdout);

@@ -1,5 +1,5 @@
-// One rate-limit budget across processes through a real Redis (started by .ci/run; these tests
-// are skipped, saying so, when CALLCTL_TEST_REDIS_URL is not set).
+// One rate-limit budget across processes through a real Redis (the tests' own, helpers/redis.ts;
+// skipped, saying so, where none can be started).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { checkBaseUrl } from '../../src/http/safety.js';
 import { sharedLimiterId } from '../../src/pace/index.js';
 import { ROOT, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { redisOrSkip } from '../helpers/redis.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 
-const REDIS = process.env.CALLCTL_TEST_REDIS_URL;
-const skip = REDIS ? false : 'CALLCTL_TEST_REDIS_URL is not set (.ci/run starts a redis-server and sets it)';
+const { url: REDIS, skip } = await redisOrSkip();
 
 function leads(dir: string, p: number, n: number): string {
   const rows = ['Name,Phone'];

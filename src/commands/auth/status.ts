@@ -46,7 +46,7 @@ export async function run(ctx: Context, o: AuthStatusOptions): Promise<number> {
 
 /** What a person reads: one block per profile. */
 function blockOf(s: ProfileStatus, notes: { where: string; works: string; may: string | undefined }): string {
-  const lines = [`${s.profile}`, `  base URL  ${s.baseUrl ?? '(none)'}`, `  key       ${s.key ?? '(none)'}${notes.where ? `, ${notes.where}` : ''}`, `  works     ${notes.works}`];
+  const lines = [`${s.profile}`, `  base URL  ${s.baseUrl ?? '(none)'}`, `  key       ${s.key ?? (notes.where ? 'not read' : '(none)')}${notes.where ? `, ${notes.where}` : ''}`, `  works     ${notes.works}`];
   if (notes.may !== undefined) lines.push(`  may       ${notes.may}`);
   return `${lines.join('\n')}\n`;
 }
@@ -63,11 +63,8 @@ async function statusOf(ctx: Context, store: ConfigStore, name: string): Promise
       : settings.keyStorage === 'file' ? `in ${store.path}`
       : settings.keyStorage === 'env' ? 'from CALLCTL_API_KEY'
       : '';
-    let key = settings.apiKey;
-    if (settings.keyStorage === 'keychain' && settings.keychain) {
-      const { readKeychainKey } = await import('../../config/key.js');
-      key = await readKeychainKey(settings.keychain, name);
-    }
+    const { readKey } = await import('../../config/key.js');
+    const key = await readKey(settings);
     ctx.log.addSecret(key);
     if (key !== undefined) status.key = maskKey(key);
     const { createApiClient } = await import('../../http/client.js');

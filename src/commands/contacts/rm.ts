@@ -13,7 +13,7 @@ import { eraseContact, getContact } from '../../api/contacts.js';
 import { allCalls, contactOfCall } from '../../api/calls.js';
 import { ownCopyFiles, type Person, reportLocalCopies, searchLocalCopies } from '../../erasure/local-copies.js';
 import { storedContact } from '../../contacts/people.js';
-import { ReceiptsFile, receiptsPathOf } from '../../erasure/receipts.js';
+import { newRequestId, ReceiptsFile, receiptsPathOf } from '../../erasure/receipts.js';
 import type { ApiClient } from '../../http/client.js';
 import { requireFormat } from '../../output/format-check.js';
 import { regionOf } from '../../phone/e164.js';
@@ -74,11 +74,13 @@ export async function run(ctx: Context, o: RmOptions): Promise<number> {
   const files = ownCopyFiles(configPath);
   const person = files.length > 0 ? await personOf(ctx, client, id) : undefined;
   const at = () => new Date(ctx.deps.now()).toISOString();
+  receipts.requestId = newRequestId();
   receipts.open();
   try {
     const erasure = await eraseContact(client, id);
     if (!erasure.erased) {
-      receipts.add({ request: 1, found: 0 });
+      receipts.add({ request: 1, found: 0, at: at() });
+      ctx.log.info(`receipt → ${receipts.path} (request ${receipts.requestId})`);
       throw erasure.notFound;
     }
     if (erasure.earlierAttempt) ctx.log.warn(`contact ${id} is gone: an earlier attempt erased it before its answer was lost`);
@@ -86,7 +88,7 @@ export async function run(ctx: Context, o: RmOptions): Promise<number> {
     receipts.add({ request: 1, id, erased: true, at: erasedAt });
     if (format === 'json' || format === 'ndjson') ctx.deps.io.stdout.write(`${JSON.stringify({ id, erased: true, at: erasedAt })}\n`);
     else ctx.log.info(`erased contact ${id} with their calls and recordings at ${erasedAt}`);
-    ctx.log.info(`receipt → ${receipts.path}`);
+    ctx.log.info(`receipt → ${receipts.path} (request ${receipts.requestId})`);
     if (person) reportLocalCopies(ctx.log, searchLocalCopies(files, [person], o.purgeLocal, (copy) => receipts.add({ cleaned: copy.file, rows: copy.rows, at: at() })), { purge: o.purgeLocal, dryRun: false });
   } finally {
     receipts.close();

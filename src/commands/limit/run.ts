@@ -13,8 +13,7 @@ import type { LimitOptions } from './options.js';
 export async function run(ctx: Context, o: LimitOptions): Promise<number> {
   requireFormat(`callctl limit${o.forget ? ' forget' : ''}`, ctx.globals, o.forget ? [] : ['table', 'json'], o.forget ? 'nothing on stdout' : 'the limit, or JSON with --json');
   const settings = await ctx.settings();
-  const apiKey = checkSecretKey(settings.apiKey);
-  ctx.log.addSecret(apiKey);
+  const apiKey = checkSecretKey(await ctx.apiKey());
   const baseUrl = checkBaseUrl(settings.baseUrl).href;
   const memory = openMemory({ dir: dirname((await ctx.config()).path), baseUrl, apiKey, warn: (l) => ctx.log.warn(l), debug: (l) => ctx.log.debug(l) });
   const where = `${baseUrl} with the key ${maskKey(apiKey)}`;
