@@ -36,7 +36,6 @@ async function checkFile(job: JobRecord): Promise<void> {
 }
 
 export async function resumeJob(ctx: Context, given: string): Promise<number> {
-  const settings = await ctx.settings();
   const job = findJob(journalsDir((await ctx.config()).path), given);
   if (job.state === 'running' && job.holder) throw runningError(`job ${job.id}`, job.holder);
   if (job.state === 'finished') throw new UsageError(`job ${job.id} finished${job.endedAt ? ` at ${job.endedAt}` : ''}: there is nothing to resume`, `see callctl jobs show ${job.id}`);
