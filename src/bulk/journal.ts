@@ -91,6 +91,8 @@ export type CloseHook = () => { timeline: BucketRow[]; limit: number | undefined
 export class Journal {
   private fd: number | undefined;
   private dirty = false;
+  /** A row's line (its ending, answer or intent) was written by this run: it is a job that happened. */
+  private rowsWritten = false;
   private lastSync = 0;
   /** An fsync on libuv's pool not yet done; the fd is closed only after it (closeAfterSync). */
   private syncing = false;
@@ -196,6 +198,7 @@ export class Journal {
   }
 
   record(row: number, status: RowStatus): void {
+    this.rowsWritten = true;
     const before = this.earlierRun?.rows.get(row);
     if (before !== undefined) this.tally[before] = (this.tally[before] ?? 1) - 1;
     this.tally[status] = (this.tally[status] ?? 0) + 1;
@@ -204,6 +207,7 @@ export class Journal {
 
   /** What the answer of a row said, for a later reader (an undo): written before its ending. */
   note(row: number, data: Record<string, unknown>): void {
+    this.rowsWritten = true;
     this.append({ r: row, d: data });
   }
 
@@ -213,6 +217,7 @@ export class Journal {
    * lines after it carry it to the disk in their batch).
    */
   intent(row: number, data: Record<string, unknown>): void {
+    this.rowsWritten = true;
     this.append({ r: row, i: data }, false);
   }
 
@@ -251,11 +256,25 @@ export class Journal {
   /**
    * Removes the journal of a run that stored nothing and continues no earlier one (refused at its
    * first request, or stopped before it sent any): a job that did not happen leaves no record, and
-   * nothing to --resume or --restart. A resumed run's journal holds the earlier runs: it is closed.
+   * nothing to --resume or --restart. A resumed run's journal holds the earlier runs, and one this
+   * run wrote a row into holds a job that happened (a close that failed on a full disk, say): it is
+   * closed as interrupted — or, where even that cannot be written, left as it is for --resume.
    */
   discard(): void {
     if (this.fd === undefined) return;
-    if (this.earlierRun !== undefined) return this.close(false);
+    if (this.earlierRun !== undefined || this.rowsWritten) {
+      try {
+        return this.close(false);
+      } catch {
+        if (this.fd !== undefined) {
+          if (this.syncing) this.closeAfterSync = this.fd;
+          else closeSync(this.fd);
+        }
+        this.fd = undefined;
+        this.lock?.release();
+        return;
+      }
+    }
     closeSync(this.fd);
     this.fd = undefined;
     try {
