@@ -3,8 +3,9 @@
  * a source, each checked by the job's plan, in-file duplicates set aside, the rest sent through
  * the one limiter with a window of rows in flight (reading waits while it is full, so memory stays
  * flat), every ending recorded in the journal and the rejects file, progress on the way, Ctrl-C
- * (and SIGTERM) honoured: the first stops reading, ends every wait (a pause, a back-off) at once
- * and lets the requests on the wire finish, the second aborts them. Every row read ends in exactly
+ * (and SIGTERM, SIGHUP) honoured: the first stops reading, ends every wait (a pause, a back-off) at
+ * once and gives the requests on the wire IN_FLIGHT_GRACE_MS to finish, the second — or the end of
+ * the grace — aborts them (their rows are left to --resume). Every row read ends in exactly
  * one count. The first row sent goes alone: a key that may not write is refused once, and a job
  * stopped before anything was stored leaves no journal to --restart.
  *
@@ -12,6 +13,7 @@
  * row becomes a request, how an answer is counted) and no loop of its own.
  */
 import { setMaxListeners } from 'node:events';
+import type { SignalName } from '../deps.js';
 import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
 import type { OutageView } from '../http/outage.js';
 import type { Logger } from '../output/log.js';
@@ -78,7 +80,7 @@ export interface BulkIO {
   /** The client the plan sends through; none in a dry run without a key. */
   client?: JobClient | undefined;
   log: Logger;
-  onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
+  onSignal(signal: SignalName, fn: () => void): () => void;
   rejects: Rejects;
   journal?: Journal | undefined;
   earlier?: EarlierRun | undefined;
@@ -117,6 +119,12 @@ export interface BulkResult {
 const DOWN_AFTER = 20;
 /** Failed rows named one by one on stderr before only counting. */
 const FAILED_SHOWN = 10;
+/**
+ * How long the requests on the wire get to finish after a first signal: a job ends within 2 s of a
+ * SIGTERM or SIGHUP (docs/network.md, "Bounds") — the journal flushed and the summary printed in
+ * what is left — however long --timeout lets a request take.
+ */
+export const IN_FLIGHT_GRACE_MS = 1_500;
 
 /** Runs one bulk job to its end (or its interruption). */
 export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkResult> {
@@ -139,14 +147,18 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   /** Rows answered by the server in this run (the rate of progress). */
   let sent = 0;
 
+  let grace: NodeJS.Timeout | undefined;
   const onSignal = () => {
     if (!stopping) {
       stopping = true;
       io.client?.stopWaiting();
-      io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight will finish (press Ctrl-C again to abort them)`);
+      if (inflight.size > 0) {
+        grace = setTimeout(() => abort.abort(), IN_FLIGHT_GRACE_MS);
+        io.log.warn(`stopping: no new rows; ${inflight.size} request${inflight.size === 1 ? '' : 's'} in flight get ${IN_FLIGHT_GRACE_MS / 1000} s to finish (Ctrl-C again aborts them)`);
+      } else io.log.warn('stopping: no new rows');
     } else abort.abort();
   };
-  const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
+  const offs = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((name) => io.onSignal(name, onSignal));
   if (!io.dryRun) io.client?.forBulkJob();
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
   const progress = await io.startProgress(() => ({
@@ -160,8 +172,8 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
 
   const finish = (row: BulkRow, status: string) => io.journal?.record(row.n, status);
   const end = (row: BulkRow, status: string) => {
+    finish(row, status); // first: a row the journal could not keep (a full disk) is not counted as ended
     c.endings[status] = (c.endings[status] ?? 0) + 1;
-    finish(row, status);
   };
 
   async function send(item: T, row: BulkRow): Promise<void> {
@@ -263,6 +275,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     fatal ??= err;
   } finally {
     await Promise.allSettled([...inflight]);
+    clearTimeout(grace);
     progress.stop();
     // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
     // closing the connections) must not kill the process before it exits 130.
@@ -271,8 +284,12 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     // Stopped before the service stored anything (its first request refused): nothing to resume,
     // so nothing is left for --restart either — the journal stays only as the job's record.
     nothingDone = fatal !== undefined && sent === 0 && ended() === 0 && io.earlier === undefined;
-    if (nothingDone) io.journal?.retire();
-    else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    try {
+      if (nothingDone) io.journal?.retire();
+      else io.journal?.close(complete && c.failed === 0 && fatal === undefined && !abort.signal.aborted);
+    } catch (err) {
+      fatal ??= err; // a journal the disk refused: the summary still says what was done
+    }
   }
   return { counts: c, interrupted: stopping, fatal, nothingDone };
 }
