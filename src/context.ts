@@ -79,6 +79,7 @@ export class Context {
    */
   async settingsWithKey(): Promise<Settings> {
     const settings = await this.settings();
+    if (settings.keyStorage === 'file') (await this.config()).checkKeyPrivate();
     if (settings.keyStorage !== 'keychain' || settings.keychain === undefined) return settings;
     const { readKeychainKey } = await import('./config/key.js');
     const apiKey = await readKeychainKey(settings.keychain, settings.profileName);

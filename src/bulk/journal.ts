@@ -13,9 +13,10 @@
  * key is never written here: every line passes the logger's masking.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { fullDiskError } from '../output/files.js';
 import type { BucketRow } from './timeline.js';
 import { rememberFilesOf } from './pruned-files.js';
 import { activeOf, type JobHeader, parseJournal, type RowStatus, type RunEnd, tallyOf } from './journal-lines.js';
@@ -95,6 +96,10 @@ export class Journal {
   private readonly tally: Record<string, number>;
   private closeHook: CloseHook | undefined;
   private readonly openedAt: number;
+  /** Bytes of whole lines in the file: a line the disk took only part of is cut back to this. */
+  private written = 0;
+  /** What stopped the writing (a full disk): every later line is refused with it. */
+  private failed: Error | undefined;
 
   private constructor(
     readonly path: string,
@@ -155,11 +160,13 @@ export class Journal {
       // (what it stored can still be undone).
       if (!o.resume && existsSync(j.path)) renameSync(j.path, j.path.replace(/\.jsonl$/, `.done-${o.now()}.jsonl`));
       j.fd = openSync(j.path, 'a', 0o600);
+      j.written = fstatSync(j.fd).size;
       j.append({ ...o.header, startedAt: new Date(o.now()).toISOString(), resume: o.resume !== undefined, pid: process.pid });
       return j;
     } catch (err) {
       o.lock?.release();
-      throw new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
+      if (err instanceof RuntimeError) throw err;
+      throw fullDiskError(err, join(dir, `${name}.jsonl`), 'the journal', 'free some space there, then run the same command again') ?? new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
     }
   }
 
@@ -209,23 +216,62 @@ export class Journal {
     this.append({ r: row, i: data });
   }
 
-  /** Buckets of the timeline. */
+  /** Buckets of the timeline (written from a timer: a failure is kept for the close, not thrown there). */
   timeline(rows: BucketRow[]): void {
-    if (rows.length > 0) this.append({ tl: rows });
+    try {
+      if (rows.length > 0) this.append({ tl: rows });
+    } catch {
+      // kept in `failed`: the next row's ending, or the close, reports it
+    }
   }
 
+  /**
+   * Appends one line, whole or not at all: a full disk (docs/cli.md, "Bounds") may take part of a
+   * line, which is cut off again, so the journal stays whole lines — what --resume reads once
+   * there is space. The failure is thrown (the job stops on it, one line naming the file and its
+   * disk), and again for every later line.
+   */
   private append(entry: object): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${this.redact(JSON.stringify(entry))}\n`);
+    if (this.failed) throw this.failed;
+    const line = Buffer.from(`${this.redact(JSON.stringify(entry))}\n`);
+    try {
+      for (let at = 0; at < line.length; ) at += writeSync(this.fd, line, at);
+    } catch (err) {
+      try {
+        ftruncateSync(this.fd, this.written);
+      } catch {
+        // the line's start stays; a reader skips a line that is not JSON
+      }
+      throw this.fail(err);
+    }
+    this.written += line.length;
     this.dirty = true;
     const now = performance.now();
     if (now - this.lastSync >= FSYNC_EVERY_MS) this.sync(now);
   }
 
   private sync(now = performance.now()): void {
-    if (this.fd !== undefined && this.dirty) fsyncSync(this.fd);
+    try {
+      if (this.fd !== undefined && this.dirty) fsyncSync(this.fd);
+    } catch (err) {
+      throw this.fail(err);
+    }
     this.dirty = false;
     this.lastSync = now;
+  }
+
+  /** Keeps the failure that stops every later write, worded for the operator. */
+  private fail(err: unknown): Error {
+    this.failed = fullDiskError(err, this.path, 'the journal') ?? new RuntimeError('journal_unwritable', `cannot write the journal ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'free some space or fix the folder, then run the same command with --resume', { cause: err });
+    return this.failed;
+  }
+
+  /** Closes the file as it stands and lets the lock go: nothing more is written. */
+  private abandon(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.lock?.release();
   }
 
   /**
@@ -240,18 +286,30 @@ export class Journal {
   /** Flushes to disk; `finished` marks the job complete, so the next run starts afresh. */
   close(finished: boolean): void {
     if (this.fd === undefined) return;
-    const last = this.closeHook?.();
-    if (last) this.timeline(last.timeline);
-    const at = this.now();
-    const end: RunEnd = {
-      at: new Date(at).toISOString(),
-      tally: Object.fromEntries(Object.entries(this.tally).filter(([, n]) => n > 0)),
-      activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
-      ...(last?.limit !== undefined ? { limit: last.limit } : {}),
-      ...(finished ? {} : { interrupted: true }),
-    };
-    this.append(finished ? { done: true, end } : { end });
-    this.sync();
+    // A journal that could not be written (a full disk): its rows stand as written, whole lines;
+    // nothing more is tried, and the job is left to --resume.
+    if (this.failed) {
+      this.abandon();
+      throw this.failed;
+    }
+    let at: number;
+    try {
+      const last = this.closeHook?.();
+      if (last) this.timeline(last.timeline);
+      at = this.now();
+      const end: RunEnd = {
+        at: new Date(at).toISOString(),
+        tally: Object.fromEntries(Object.entries(this.tally).filter(([, n]) => n > 0)),
+        activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
+        ...(last?.limit !== undefined ? { limit: last.limit } : {}),
+        ...(finished ? {} : { interrupted: true }),
+      };
+      this.append(finished ? { done: true, end } : { end });
+      this.sync();
+    } catch (err) {
+      this.abandon();
+      throw err;
+    }
     closeSync(this.fd);
     this.fd = undefined;
     try {

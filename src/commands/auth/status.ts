@@ -64,6 +64,7 @@ async function statusOf(ctx: Context, store: ConfigStore, name: string): Promise
       : settings.keyStorage === 'env' ? 'from CALLCTL_API_KEY'
       : '';
     let key = settings.apiKey;
+    if (settings.keyStorage === 'file') store.checkKeyPrivate();
     if (settings.keyStorage === 'keychain' && settings.keychain) {
       const { readKeychainKey } = await import('../../config/key.js');
       key = await readKeychainKey(settings.keychain, name);
