@@ -100,7 +100,7 @@ test('an answer past --max-answer is refused in one line, not retried: at its Co
   assert.equal(declared.hits.length, 1, 'not retried');
 });
 
-test('JSON nested 200,000 deep is refused in one line, not retried — in a list, a record and the api escape hatch', async (t) => {
+test('JSON nested 200,000 deep is refused in one line, not retried — in a list, a record and the api escape hatch, and as an --input', async (t) => {
   const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
   const server = await scriptedServer(t, (_hit, res) => {
     const text = `{"data": [{"id": "c1", "phone": "+447400120001", "extra": ${deep}}], "hasMore": false}`;
@@ -115,4 +115,12 @@ test('JSON nested 200,000 deep is refused in one line, not retried — in a list
     assert.equal(r.stderr, `callctl: the answer to GET ${path} is JSON nested deeper than 100 levels: refused (no answer of the API nests so deep: is --base-url the API's?)\n`);
     assert.equal(server.hits.length, before + 1, 'not retried');
   }
+  // Nor is such a body sent: JSON.stringify would recurse as deep.
+  const input = join(tempDir(t), 'deep.json');
+  writeFileSync(input, `{"firstName": "Ann", "extra": ${deep}}`);
+  const before = server.hits.length;
+  const sent = await endsWithin(['api', 'POST', '/contacts', '--input', input], env, 10_000);
+  assert.equal(sent.code, 2, sent.stderr);
+  assert.equal(sent.stderr, 'callctl: --input is JSON nested deeper than 100 levels (no request of the API nests so deep; nothing was sent)\n');
+  assert.equal(server.hits.length, before, 'nothing sent');
 });
