@@ -165,7 +165,7 @@ export class ApiClient {
     let ambiguousBefore = false;
     /** A failed attempt: waits its back-off and goes on, or returns false when no retry is left. */
     const retried = async (reason: string, ambiguous: boolean, most = MAX_ATTEMPTS): Promise<boolean> => {
-      const wait = backoffMs(attempt, this.random);
+      const backoff = backoffMs(attempt, this.random);
       const now = this.opts.now();
       this.health.failed(now, reason);
       // A bulk job's row waits out an outage (no answer from the service at all) past its attempts,
@@ -173,11 +173,13 @@ export class ApiClient {
       // every row, those on the wire too — with --resume advice, rather than wait for ever on a
       // service that accepts connections and never answers.
       const down = this.bulk && most === MAX_ATTEMPTS ? this.health.downForMs(now) : undefined;
-      if (down !== undefined && down + wait >= OUTAGE_PATIENCE_MS) {
+      if (down !== undefined && down >= OUTAGE_PATIENCE_MS) {
         const err = outageError(req, reason, down, attempt);
         this.halt(err, true);
         throw err;
       }
+      // The last wait of an outage ends with the patience: one more attempt then, and the job goes on or stops.
+      const wait = down === undefined ? backoff : Math.min(backoff, OUTAGE_PATIENCE_MS - down);
       if ((attempt >= most && down === undefined) || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
         this.opts.log.debug(`× ${req.method} ${url.pathname}: ${reason}`);
         return false;
