@@ -88,9 +88,7 @@ function binding(): string {
 function call<T>(op: 'get' | 'set' | 'delete', what: string, ref: KeychainRef, input = ''): Promise<T> {
   const path = binding();
   return new Promise<T>((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_OPTIONS; // a preload of the parent's (a test's hook, a debugger) has no business here
-    const child = spawn(process.execPath, ['-e', CHILD, path, op, ref.service, ref.account], { stdio: ['pipe', 'pipe', 'ignore'], env });
+    const child = spawn(process.execPath, ['-e', CHILD, path, op, ref.service, ref.account], { stdio: ['pipe', 'pipe', 'ignore'] });
     let out = '';
     let settled = false;
     const done = (fn: () => void) => {
