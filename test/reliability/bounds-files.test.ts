@@ -62,7 +62,7 @@ function smallDisk(t: { after(fn: () => unknown): void }, size: string): { dir: 
   return { dir, resize: (s) => assert.equal(spawnSync('mount', ['-o', `remount,size=${s}`, dir]).status, 0) };
 }
 
-test('a disk that fills up under an import: one line naming the journal and its disk, the summary, the journal whole lines; --resume exact once there is space', async (t) => {
+test('a full disk, before or under an import: one line naming the file and its disk, the summary, the journal whole lines; --resume exact once there is space', async (t) => {
   const disk = smallDisk(t, '8k');
   if (!disk) return t.skip('mounting a tmpfs needs root (CI runs as root)');
   const stored = new Set<string>();
@@ -74,6 +74,18 @@ test('a disk that fills up under an import: one line naming the journal and its 
   });
   const file = writeLeads(tempDir(t), 300);
   const env = { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: disk.dir };
+
+  // Full before the job starts: one line, nothing sent, no lock left.
+  mkdirSync(join(disk.dir, 'journals'));
+  const filler = join(disk.dir, 'filler');
+  assert.throws(() => writeFileSync(filler, Buffer.alloc(64 * 1024)), /ENOSPC/);
+  const none = await runCli(['import', file], { env });
+  assert.equal(none.code, 1, none.stderr);
+  assert.match(none.stderr, new RegExp(`^callctl: no space left on the disk of ${disk.dir}, writing the (lock|journal) ${disk.dir}/journals/[0-9a-f]+\\.(lock|jsonl) \\(ENOSPC\\) \\(free some space there, then run the same command again\\)$`, 'm'));
+  assert.equal(server.hits.length, 0);
+  assert.deepEqual(readdirSync(join(disk.dir, 'journals')).filter((n) => n.endsWith('.lock')), []);
+  rmSync(filler);
+
   const full = await runCli(['import', file, '--rate', '2000'], { env });
   assert.equal(full.code, 1, full.stderr);
   const lines = full.stderr.trim().split('\n');
