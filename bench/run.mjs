@@ -13,7 +13,7 @@ import { startSandbox } from '../dist/sandbox/index.cjs';
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,undo,memory,shared').split(',');
+const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? 'pace,unthrottled,dryrun,startup,listing,bulk,undo,memory,answers,shared').split(',');
 const redisUrl = process.env.CALLCTL_BENCH_REDIS_URL;
 const runs = smoke ? 1 : Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const work = mkdtempSync(join(tmpdir(), 'callctl-bench-'));
@@ -494,6 +494,56 @@ try {
     }
     say('');
     say(`Command: \`npm run bench -- --only=undo${smoke ? ' --smoke' : ''}\`. Wall times include start-up; requests are those the sandbox answered (429s included).`);
+  }
+
+  if (only.includes('answers')) {
+    // An answer of 1 GB, as fast as loopback carries it (docs/network.md, "Bounds"): --max-answer
+    // (default 64 MB) refuses it, at its Content-Length or cut off at the cap; peak RSS must stay
+    // under 200 MB. The reference, in the same run: the same command and one ordinary page.
+    const GB = smoke ? 256 * 1024 * 1024 : 1024 ** 3;
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      if (server.kind === 'page') {
+        const body = JSON.stringify({ data: [{ id: 'c1', phone: '+447400000001' }], hasMore: false });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        return res.end(body);
+      }
+      res.writeHead(200, { 'content-type': 'application/json', ...(server.kind === 'declared' ? { 'content-length': String(GB) } : {}) });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < GB && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.write('{"data": [');
+      pump();
+    });
+    await new Promise((ready) => server.listen(0, '127.0.0.1', ready));
+    const baseUrl = `http://127.0.0.1:${server.address().port}/api/v1`;
+    say('');
+    say(`## 10. Answers past --max-answer — \`contacts ls\` given ${(GB / 1024 ** 3).toFixed(2)} GB`);
+    say('');
+    say('| answer | exit | wall (median) | peak RSS |');
+    say('|---|---|---|---|');
+    for (const [kind, name] of [['page', 'reference: one ordinary page'], ['streamed', `${(GB / 1024 ** 3).toFixed(2)} GB, no Content-Length (cut off at 64 MB)`], ['declared', `${(GB / 1024 ** 3).toFixed(2)} GB, Content-Length given (refused before reading)`]]) {
+      server.kind = kind;
+      const walls = [];
+      const rss = [];
+      let code;
+      for (let r = 0; r < runs; r++) {
+        const res = await callctl(['contacts', 'ls'], { env: { CALLCTL_BASE_URL: baseUrl, CALLCTL_API_KEY: `sk_live_${'b'.repeat(24)}` }, rss: true, timeoutMs: 120_000 });
+        code = res.code;
+        if (code !== (kind === 'page' ? 0 : 1) || (kind !== 'page' && !/--max-answer/.test(res.stderr))) throw new Error(`answers (${kind}) failed: exit ${code} ${res.stderr}`);
+        walls.push(res.ms);
+        rss.push(res.rssMb);
+      }
+      say(`| ${name} | ${code} | ${(median(walls) / 1000).toFixed(2)} s | ${median(rss).toFixed(0)} MB |`);
+    }
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
   }
 
   if (only.includes('shared')) {

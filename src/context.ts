@@ -80,6 +80,8 @@ export class Context {
    */
   apiKey(): Promise<string | undefined> {
     this.key ??= this.settings().then(async (settings) => {
+      // A key file others can read or write is refused, as ssh refuses such a key (docs/cli.md, "Keys and safety").
+      if (settings.keyStorage === 'file') (await this.config()).checkKeyPrivate();
       const { readKey } = await import('./config/key.js');
       const key = await readKey(settings);
       this.log.addSecret(key);

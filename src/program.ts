@@ -17,6 +17,7 @@ import { registerLimit } from './commands/limit/index.js';
 import type { Bind } from './commands/lazy.js';
 import { registerLogin } from './commands/login/index.js';
 import { decimal, integer } from './commands/parse.js';
+import { CEILINGS, DEFAULTS } from './config/settings.js';
 import { registerSandbox } from './commands/sandbox/index.js';
 
 export const VERSION = '0.1.0';
@@ -51,8 +52,9 @@ export function buildProgram(io: Io, bind: Bind, words?: readonly string[]): Com
     .option('--csv-raw', "CSV cells exactly as stored: no ' before a cell starting with = + - @ (the spreadsheet formula guard)")
     .option('--rate <n>', 'ceiling in requests per second (env CALLCTL_RATE; default adaptive)', decimal(0, Number.POSITIVE_INFINITY, true))
     .option('--concurrency <n>', 'most requests in flight (default 4)', integer(1, 64))
-    .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', integer(1))
-    .option('--max-pause <s>', 'longest 429 pause to wait through, in seconds; a longer one stops with --resume advice (default 600)', integer(1))
+    .option('--timeout <ms>', `each request's deadline in milliseconds, its answer's body included (default ${DEFAULTS.timeoutMs}, at most ${CEILINGS.timeoutMs})`, integer(1, CEILINGS.timeoutMs))
+    .option('--max-pause <s>', `longest 429 pause to wait through, in seconds; a longer one stops with --resume advice (default 600, at most ${CEILINGS.maxPauseS})`, integer(1, CEILINGS.maxPauseS))
+    .option('--max-answer <MB>', `largest answer read, in MB; a larger one is refused (default ${DEFAULTS.maxAnswerMb}, at most ${CEILINGS.maxAnswerMb})`, integer(1, CEILINGS.maxAnswerMb))
     .option('--redis-url <url>', 'share one rate-limit budget with every callctl using this key, through Redis (env CALLCTL_REDIS_URL)')
     .option('--require-redis', 'with --redis-url: stop (exit 1) rather than pace alone when Redis is unreachable')
     .option('-q, --quiet', 'less on stderr')

@@ -3,8 +3,9 @@
  * a source, each checked by the job's plan, in-file duplicates set aside, the rest sent through
  * the one limiter with a window of rows in flight (reading waits while it is full, so memory stays
  * flat), every ending recorded in the journal and the rejects file, progress on the way, Ctrl-C
- * (and SIGTERM) honoured: the first stops reading, ends every wait (a pause, a back-off) at once
- * and lets the requests on the wire finish, the second aborts them. Every row read ends in exactly
+ * (and SIGTERM, SIGHUP) honoured: the first stops reading, ends every wait (a pause, a back-off) at
+ * once and gives the requests on the wire IN_FLIGHT_GRACE_MS to finish, the second — or the end of
+ * the grace — aborts them (their rows are left to --resume). Every row read ends in exactly
  * one count. The first row sent goes alone: a key that may not write is refused once, and a job
  * stopped before anything was stored leaves no record.
  *
@@ -12,6 +13,7 @@
  * row becomes a request, how an answer is counted) and no loop of its own.
  */
 import { setMaxListeners } from 'node:events';
+import type { SignalName } from '../deps.js';
 import { ApiError, InterruptedError, RuntimeError } from '../errors.js';
 import { lineName } from '../source/open.js';
 import type { OutageView } from '../http/outage.js';
@@ -83,7 +85,7 @@ export interface BulkIO {
   /** The client the plan sends through; none in a dry run without a key. */
   client?: JobClient | undefined;
   log: Logger;
-  onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): () => void;
+  onSignal(signal: SignalName, fn: () => void): () => void;
   rejects: Rejects;
   journal?: Journal | undefined;
   earlier?: EarlierRun | undefined;
@@ -124,6 +126,12 @@ export interface BulkResult {
 const DOWN_AFTER = 20;
 /** Failed rows named one by one on stderr before only counting. */
 const FAILED_SHOWN = 10;
+/**
+ * How long the requests on the wire get to finish after a first signal: a job ends within 2 s of a
+ * SIGTERM or SIGHUP (docs/network.md, "Bounds") — the journal flushed and the summary printed in
+ * what is left — however long --timeout lets a request take.
+ */
+export const IN_FLIGHT_GRACE_MS = 1_500;
 
 /** Runs one bulk job to its end (or its interruption). */
 export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkResult> {
@@ -146,6 +154,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
   /** Rows answered by the server in this run (the rate of progress). */
   let sent = 0;
 
+  let grace: NodeJS.Timeout | undefined;
   const onSignal = () => {
     if (!stopping) {
       stopping = true;
@@ -154,12 +163,14 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
       const underWay = c.rows - c.skipped - finishedCount();
       const unit = io.unit ?? 'rows';
       io.client?.stopWaiting();
+      // Those on the wire get a grace, then are aborted (a SIGTERM or SIGHUP has no second press).
+      if (inflight.size > 0) grace = setTimeout(() => abort.abort(), IN_FLIGHT_GRACE_MS);
       io.log.warn(
-        `stopping: no new ${unit}; ${underWay} ${underWay === 1 ? unit.slice(0, -1) : unit} under way: those with a request on the wire finish, the others are left unfinished for --resume (press Ctrl-C again to stop them all)`,
+        `stopping: no new ${unit}; ${underWay} ${underWay === 1 ? unit.slice(0, -1) : unit} under way: those with a request on the wire get ${IN_FLIGHT_GRACE_MS / 1000} s to finish, the others are left unfinished for --resume (Ctrl-C again stops them all)`,
       );
     } else abort.abort();
   };
-  const offs = [io.onSignal('SIGINT', onSignal), io.onSignal('SIGTERM', onSignal)];
+  const offs = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((name) => io.onSignal(name, onSignal));
   if (!io.dryRun) io.client?.forBulkJob();
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
   const finishedCount = () => ended() + c.rejected + c.duplicates + c.failed + c.valid;
@@ -176,8 +187,8 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
 
   const finish = (row: BulkRow, status: string) => io.journal?.record(row.n, status);
   const end = (row: BulkRow, status: string) => {
+    finish(row, status); // first: a row the journal could not keep (a full disk) is not counted as ended
     c.endings[status] = (c.endings[status] ?? 0) + 1;
-    finish(row, status);
   };
 
   async function send(item: T, row: BulkRow): Promise<void> {
@@ -279,6 +290,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     fatal ??= err;
   } finally {
     await Promise.allSettled([...inflight]);
+    clearTimeout(grace);
     progress.stop();
     // Interrupted, the job stays listening: a second Ctrl-C while the command ends (its summary,
     // closing the connections) must not kill the process before it exits 130.
@@ -287,14 +299,18 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     // to reach; no answer lost): a job that did not happen — no record, nothing to --resume or
     // --restart, no rejects file. A file that breaks is no refusal: the rows above it stay done.
     nothingDone = !io.dryRun && fatal instanceof ApiError && sent === 0 && ended() === 0 && c.failed === 0 && io.earlier === undefined;
-    if (nothingDone) {
-      io.rejects.discard();
-      io.journal?.discard();
-    } else {
-      io.rejects.close();
-      // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the
-      // rows it stopped unfinished, for --resume.
-      io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted, c.unfinished);
+    try {
+      if (nothingDone) {
+        io.rejects.discard();
+        io.journal?.discard();
+      } else {
+        io.rejects.close();
+        // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the
+        // rows it stopped unfinished, for --resume.
+        io.journal?.close(complete && !stopping && c.unfinished === 0 && c.failed === 0 && fatal === undefined && !abort.signal.aborted, c.unfinished);
+      }
+    } catch (err) {
+      fatal ??= err; // a file the disk refused: the summary still says what was done
     }
   }
   return { counts: c, interrupted: stopping, fatal, nothingDone };

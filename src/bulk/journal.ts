@@ -13,9 +13,10 @@
  * key is never written here: every line passes the logger's masking.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RuntimeError } from '../errors.js';
+import { fullDiskError } from '../output/files.js';
 import type { BucketRow } from './timeline.js';
 import { rememberFilesOf } from './pruned-files.js';
 import { activeOf, type JobHeader, parseJournal, type RowStatus, type RunEnd, tallyOf } from './journal-lines.js';
@@ -100,6 +101,10 @@ export class Journal {
   private readonly tally: Record<string, number>;
   private closeHook: CloseHook | undefined;
   private readonly openedAt: number;
+  /** Bytes of whole lines in the file: a line the disk took only part of is cut back to this. */
+  private written = 0;
+  /** What stopped the writing (a full disk): every later line is refused with it. */
+  private failed: Error | undefined;
 
   private constructor(
     readonly path: string,
@@ -160,11 +165,13 @@ export class Journal {
       // (what it stored can still be undone).
       if (!o.resume && existsSync(j.path)) renameSync(j.path, j.path.replace(/\.jsonl$/, `.done-${o.now()}.jsonl`));
       j.fd = openSync(j.path, 'a', 0o600);
+      j.written = fstatSync(j.fd).size;
       j.append({ ...o.header, startedAt: new Date(o.now()).toISOString(), resume: o.resume !== undefined, pid: process.pid });
       return j;
     } catch (err) {
       o.lock?.release();
-      throw new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
+      if (err instanceof RuntimeError) throw err;
+      throw fullDiskError(err, join(dir, `${name}.jsonl`), 'the journal', 'free some space there, then run the same command again') ?? new RuntimeError('journal_unwritable', `cannot write the journal in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'set CALLCTL_CONFIG_DIR to a writable folder');
     }
   }
 
@@ -221,14 +228,36 @@ export class Journal {
     this.append({ r: row, i: data }, false);
   }
 
-  /** Buckets of the timeline. */
+  /** Buckets of the timeline (written from a timer: a failure is kept for the close, not thrown there). */
   timeline(rows: BucketRow[]): void {
-    if (rows.length > 0) this.append({ tl: rows });
+    try {
+      if (rows.length > 0) this.append({ tl: rows });
+    } catch {
+      // kept in `failed`: the next row's ending, or the close, reports it
+    }
   }
 
+  /**
+   * Appends one line, whole or not at all: a full disk (docs/cli.md, "Bounds") may take part of a
+   * line, which is cut off again, so the journal stays whole lines — what --resume reads once
+   * there is space. The failure is thrown (the job stops on it, one line naming the file and its
+   * disk), and again for every later line.
+   */
   private append(entry: object, sync = true): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${this.redact(JSON.stringify(entry))}\n`);
+    if (this.failed) throw this.failed;
+    const line = Buffer.from(`${this.redact(JSON.stringify(entry))}\n`);
+    try {
+      for (let at = 0; at < line.length; ) at += writeSync(this.fd, line, at);
+    } catch (err) {
+      try {
+        ftruncateSync(this.fd, this.written);
+      } catch {
+        // the line's start stays; a reader skips a line that is not JSON
+      }
+      throw this.fail(err);
+    }
+    this.written += line.length;
     this.dirty = true;
     if (!sync) return;
     const now = performance.now();
@@ -246,11 +275,30 @@ export class Journal {
     if (this.fd === undefined || !this.dirty || this.syncing) return;
     this.dirty = false;
     this.syncing = true;
-    fsync(this.fd, () => {
+    fsync(this.fd, (err) => {
       this.syncing = false;
+      // A disk that refuses the flush: kept, and the next line or the close reports it.
+      if (err && !this.failed) this.fail(err);
       if (this.closeAfterSync !== undefined) closeSync(this.closeAfterSync);
       this.closeAfterSync = undefined;
     });
+  }
+
+  /** Keeps the failure that stops every later write, worded for the operator. */
+  private fail(err: unknown): Error {
+    this.failed = fullDiskError(err, this.path, 'the journal') ?? new RuntimeError('journal_unwritable', `cannot write the journal ${this.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'free some space or fix the folder, then run the same command with --resume', { cause: err });
+    return this.failed;
+  }
+
+  /** Closes the file as it stands and lets the lock go: nothing more is written. */
+  private abandon(): void {
+    if (this.fd !== undefined) {
+      // (An fsync still on the pool has the fd: it is closed once that is done.)
+      if (this.syncing) this.closeAfterSync = this.fd;
+      else closeSync(this.fd);
+    }
+    this.fd = undefined;
+    this.lock?.release();
   }
 
   /**
@@ -290,20 +338,37 @@ export class Journal {
    */
   close(finished: boolean, unfinished = 0): void {
     if (this.fd === undefined) return;
-    const last = this.closeHook?.();
-    if (last) this.timeline(last.timeline);
-    const at = this.now();
-    const end: RunEnd = {
-      at: new Date(at).toISOString(),
-      tally: Object.fromEntries(Object.entries(this.tally).filter(([, n]) => n > 0)),
-      activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
-      ...(last?.limit !== undefined ? { limit: last.limit } : {}),
-      ...(finished ? {} : { interrupted: true }),
-      ...(unfinished > 0 ? { unfinished } : {}),
-    };
-    this.append(finished ? { done: true, end } : { end });
-    // The last lines are on the disk before the job ends (a close waits for nothing else to send).
-    fsyncSync(this.fd);
+    // A journal that could not be written (a full disk): its rows stand as written, whole lines;
+    // nothing more is tried, and the job is left to --resume.
+    if (this.failed) {
+      this.abandon();
+      throw this.failed;
+    }
+    let at: number;
+    try {
+      const last = this.closeHook?.();
+      if (last) this.timeline(last.timeline);
+      at = this.now();
+      const end: RunEnd = {
+        at: new Date(at).toISOString(),
+        tally: Object.fromEntries(Object.entries(this.tally).filter(([, n]) => n > 0)),
+        activeMs: (this.earlierRun?.activeMs ?? 0) + (at - this.openedAt),
+        ...(last?.limit !== undefined ? { limit: last.limit } : {}),
+        ...(finished ? {} : { interrupted: true }),
+        ...(unfinished > 0 ? { unfinished } : {}),
+      };
+      this.append(finished ? { done: true, end } : { end }, false);
+      if (this.failed) throw this.failed;
+      // The last lines are on the disk before the job ends (a close waits for nothing else to send).
+      try {
+        fsyncSync(this.fd);
+      } catch (err) {
+        throw this.fail(err);
+      }
+    } catch (err) {
+      this.abandon();
+      throw err;
+    }
     // (An fsync still on the pool has the fd: it is closed once that is done.)
     if (this.syncing) this.closeAfterSync = this.fd;
     else closeSync(this.fd);

@@ -7,6 +7,7 @@
  */
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { fullDiskError } from '../output/files.js';
 
 export interface LockHolder {
   pid: number;
@@ -130,7 +131,14 @@ export function takeLock(path: string, what: string, now: () => number): Lock {
       rmSync(aside, { force: true });
       continue;
     }
-    writeSync(fd, JSON.stringify(me));
+    try {
+      writeSync(fd, JSON.stringify(me));
+    } catch (err) {
+      // A lock that says nothing would hold the job back for seconds: none is left (a full disk).
+      closeSync(fd);
+      rmSync(path, { force: true });
+      throw fullDiskError(err, path, 'the lock', 'free some space there, then run the same command again') ?? err;
+    }
     closeSync(fd);
     return {
       path,

@@ -52,6 +52,7 @@ export async function saveKey(store: ConfigStore, name: string, key: string, fie
       fallback = err.message;
     }
   }
+  store.checkKeyPrivate(false);
   await store.writeProfile(name, { ...before, ...fields, apiKey: key, keychain: undefined });
   const saved: Saved = { storage: 'file', ...(fallback !== undefined ? { fallback } : {}) };
   const old = validRef(before.keychain);

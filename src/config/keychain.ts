@@ -2,31 +2,56 @@
  * The operating system's credential store — macOS Keychain, Windows Credential Manager, the
  * Secret Service on Linux (gnome-keyring, KWallet, KeePassXC) — through @napi-rs/keyring
  * (README, "Keys"). The binding is native: it stays outside the bundle (scripts/build.mjs) and is
- * loaded here, on first use, by the commands that store, read or remove a key. Whatever goes
- * wrong — the binding missing for this platform, no D-Bus session, no Secret Service, a locked
- * store, a store that does not answer — is one `KeychainUnreachable` with a one-line reason, so a
- * caller can fall back to the 0600 file; nothing here makes callctl fail to start.
+ * loaded in a child process (below) by the commands that store, read or remove a key. Whatever
+ * goes wrong — the binding missing for this platform, no D-Bus session, no Secret Service, a
+ * locked store, a store that does not answer within CALL_TIMEOUT_MS — is one `KeychainUnreachable`
+ * with a one-line reason, so a caller can fall back to the 0600 file; nothing here makes callctl
+ * fail to start.
  */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { KeychainRef } from './profile.js';
 
 /** No store could be used: `message` is the reason, one line. */
 export class KeychainUnreachable extends Error {}
 
 /**
- * How long one call to the store may take. A desktop may show an unlock prompt for a locked
- * keychain, which takes a person a while; a D-Bus call that never answers must not hold a
- * command for ever.
+ * How long one call to the store may take (docs/cli.md, "Bounds"): a D-Bus session that accepts a
+ * connection and never answers must not hold a command — past this, the file is used, with one
+ * line. A locked desktop keychain answers at once (locked), it does not wait for a person.
  */
-const CALL_TIMEOUT_MS = 60_000;
+export const CALL_TIMEOUT_MS = 10_000;
 
-interface Entry {
-  setPassword(password: string): Promise<void>;
-  getPassword(): Promise<string | null>;
-  deletePassword(): Promise<boolean>;
-}
-type EntryClass = new (service: string, account: string, options?: { linux?: { store?: 'secret-service' | 'keyutils' } }) => Entry;
-
-let binding: Promise<EntryClass> | undefined;
+/**
+ * The binding is called in a process of its own, never in this one: its constructor connects to
+ * D-Bus synchronously, and a bus that accepts and never answers blocked the main thread — no timer
+ * fired, and a worker thread stuck there keeps the process from ever exiting. A child can be
+ * killed. It gets the binding's path, the operation and the entry's names as arguments, the key
+ * (to store) on stdin, and answers one line of JSON on stdout: the key never appears in an
+ * argument or the environment. `set` reads the key back: a store that does not keep it is
+ * unreachable.
+ */
+const CHILD = `
+const [binding, op, service, account] = process.argv.slice(1);
+const answer = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+let input = '';
+process.stdin.setEncoding('utf8').on('data', (d) => (input += d)).on('end', async () => {
+  let mod;
+  try { mod = require(binding); } catch (e) { return answer({ load: String(e && e.message || e) }); }
+  const AsyncEntry = mod.AsyncEntry || (mod.default && mod.default.AsyncEntry);
+  if (typeof AsyncEntry !== 'function') return answer({ load: '@napi-rs/keyring has no AsyncEntry' });
+  let entry;
+  try { entry = new AsyncEntry(service, account, { linux: { store: 'secret-service' } }); } catch (e) { return answer({ none: String(e && e.message || e) }); }
+  try {
+    if (op === 'get') return answer({ value: await entry.getPassword() });
+    if (op === 'delete') return answer({ value: await entry.deletePassword() });
+    await entry.setPassword(input);
+    answer({ value: (await entry.getPassword()) === input });
+  } catch (e) {
+    answer({ error: String(e && e.message || e) });
+  }
+});
+`;
 
 /** The first line of an error's message, cut short: the binding's messages can be long. */
 function reason(err: unknown): string {
@@ -42,67 +67,74 @@ function unreachableWhy(err: unknown): string {
   return text;
 }
 
-/** The binding's AsyncEntry (calls run off the main thread), or KeychainUnreachable. */
-function load(): Promise<EntryClass> {
-  binding ??= (async () => {
-    try {
-      const mod = (await import('@napi-rs/keyring')) as unknown as { AsyncEntry?: EntryClass; default?: { AsyncEntry?: EntryClass } };
-      const AsyncEntry = mod.AsyncEntry ?? mod.default?.AsyncEntry;
-      if (typeof AsyncEntry !== 'function') throw new Error('@napi-rs/keyring has no AsyncEntry');
-      return AsyncEntry;
-    } catch (err) {
-      throw new KeychainUnreachable(`the keychain library cannot be loaded here (${reason(err)})`);
-    }
-  })();
-  return binding;
+let bindingPath: string | undefined;
+
+/** Where the binding is (resolved here, loaded only in the child), or KeychainUnreachable. */
+function binding(): string {
+  try {
+    bindingPath ??= createRequire(import.meta.url).resolve('@napi-rs/keyring');
+    return bindingPath;
+  } catch (err) {
+    throw new KeychainUnreachable(`the keychain library cannot be loaded here (${reason(err)})`);
+  }
 }
 
 /**
- * The entry of `ref`. On Linux it is pinned to the Secret Service: the binding's own fallback is
- * the kernel keyring, which forgets everything at reboot — the 0600 file is the fallback here.
+ * One operation on the entry of `ref`, in a child process bounded by CALL_TIMEOUT_MS; any failure
+ * is KeychainUnreachable. On Linux the entry is pinned to the Secret Service: the binding's own
+ * fallback is the kernel keyring, which forgets everything at reboot — the 0600 file is the
+ * fallback here.
  */
-async function entry(ref: KeychainRef): Promise<Entry> {
-  const AsyncEntry = await load();
-  try {
-    return new AsyncEntry(ref.service, ref.account, { linux: { store: 'secret-service' } });
-  } catch (err) {
-    throw new KeychainUnreachable(`no keychain reachable: ${unreachableWhy(err)}`);
-  }
-}
-
-/** One call to the store, bounded in time; any failure is KeychainUnreachable. */
-async function call<T>(what: string, op: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new KeychainUnreachable(`the keychain did not answer within ${CALL_TIMEOUT_MS / 1000} s (${what})`)), CALL_TIMEOUT_MS);
-    timer.unref();
+function call<T>(op: 'get' | 'set' | 'delete', what: string, ref: KeychainRef, input = ''): Promise<T> {
+  const path = binding();
+  return new Promise<T>((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', CHILD, path, op, ref.service, ref.account], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    let settled = false;
+    const done = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      done(() => reject(new KeychainUnreachable(`the keychain did not answer within ${CALL_TIMEOUT_MS / 1000} s (${what})`)));
+    }, CALL_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('error', (err) => done(() => reject(new KeychainUnreachable(`the keychain could not ${what}: ${reason(err)}`))));
+    child.on('close', () =>
+      done(() => {
+        let answer: { value?: unknown; error?: string; load?: string; none?: string };
+        try {
+          answer = JSON.parse(out) as typeof answer;
+        } catch {
+          return reject(new KeychainUnreachable(`the keychain could not ${what}: its helper process ended without an answer`));
+        }
+        if (answer.load !== undefined) return reject(new KeychainUnreachable(`the keychain library cannot be loaded here (${reason(answer.load)})`));
+        if (answer.none !== undefined) return reject(new KeychainUnreachable(`no keychain reachable: ${unreachableWhy(answer.none)}`));
+        if (answer.error !== undefined) return reject(new KeychainUnreachable(`the keychain could not ${what}: ${unreachableWhy(answer.error)}`));
+        resolve(answer.value as T);
+      }),
+    );
   });
-  try {
-    return await Promise.race([op(), late]);
-  } catch (err) {
-    if (err instanceof KeychainUnreachable) throw err;
-    throw new KeychainUnreachable(`the keychain could not ${what}: ${unreachableWhy(err)}`);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Stores `key` under `ref` and reads it back: a store that does not keep it is unreachable. */
 export async function saveToKeychain(ref: KeychainRef, key: string): Promise<void> {
-  const e = await entry(ref);
-  await call('store the key', () => e.setPassword(key));
-  const back = await call('read the key back', () => e.getPassword());
-  if (back !== key) throw new KeychainUnreachable('the keychain did not keep the key (it may be locked)');
+  const kept = await call<boolean>('set', 'store the key', ref, key);
+  if (kept !== true) throw new KeychainUnreachable('the keychain did not keep the key (it may be locked)');
 }
 
 /** The key under `ref`, or null when the store holds none there. */
 export async function readFromKeychain(ref: KeychainRef): Promise<string | null> {
-  const e = await entry(ref);
-  return call('read the key', () => e.getPassword());
+  const key = await call<string | null>('get', 'read the key', ref);
+  return typeof key === 'string' ? key : null;
 }
 
 /** Removes the key under `ref`: true when one was there. */
 export async function removeFromKeychain(ref: KeychainRef): Promise<boolean> {
-  const e = await entry(ref);
-  return call('remove the key', () => e.deletePassword());
+  return (await call<boolean>('delete', 'remove the key', ref)) === true;
 }

@@ -26,6 +26,8 @@ export interface GlobalOptions {
   requireRedis?: boolean;
   /** --max-pause, in seconds. */
   maxPause?: number;
+  /** --max-answer, in MB. */
+  maxAnswer?: number;
 }
 
 export interface Settings {
@@ -52,12 +54,21 @@ export interface Settings {
   jobsKept: number | undefined;
   /** --max-pause in seconds: a 429 pause longer than this stops the command (client.ts has the default). */
   maxPause?: number | undefined;
+  /** --max-answer in bytes: a larger answer is refused (docs/network.md, "Bounds"). */
+  maxAnswerBytes: number;
 }
 
 /** Where a key lives (`auth status`'s words): the system keychain, the 0600 file, or CALLCTL_API_KEY. */
 export type KeyStorage = 'keychain' | 'file' | 'env';
 
-export const DEFAULTS = { profile: 'default', concurrency: 4, timeoutMs: 30_000 } as const;
+export const DEFAULTS = { profile: 'default', concurrency: 4, timeoutMs: 30_000, maxAnswerMb: 64 } as const;
+
+/**
+ * The most each option of a wait or a size may be set to (docs/network.md, "Bounds"); beyond, exit
+ * 2. A pause or a timeout stays far below a timer's range (2³¹ ms, about 24 days), and an answer
+ * read whole stays within memory.
+ */
+export const CEILINGS = { maxPauseS: 86_400, timeoutMs: 3_600_000, maxAnswerMb: 1_024 } as const;
 
 /** Shown for a key kept in the keychain, which `config list|get` never read. */
 export const IN_KEYCHAIN = '(in the system keychain)';
@@ -159,5 +170,6 @@ export function resolveSettings(globals: GlobalOptions, env: Env, profile: Profi
     requireRedis: globals.requireRedis === true,
     jobsKept: typeof profile.jobsKept === 'number' && Number.isInteger(profile.jobsKept) && profile.jobsKept > 0 ? profile.jobsKept : undefined,
     maxPause: globals.maxPause,
+    maxAnswerBytes: (globals.maxAnswer ?? DEFAULTS.maxAnswerMb) * 1024 * 1024,
   };
 }

@@ -9,7 +9,7 @@
 import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { RuntimeError } from '../errors.js';
+import { AuthError, RuntimeError } from '../errors.js';
 import type { Env } from '../deps.js';
 import { envValue } from '../deps.js';
 import { checkProfile, checkProfileName, isProfileName, type Profile } from './profile.js';
@@ -131,10 +131,49 @@ export class ConfigStore {
     }
   }
 
+  /**
+   * Refuses a key kept where others can read or change it (docs/cli.md, "Keys and safety"), as ssh
+   * refuses such a private key: the file holding it must be readable by its owner alone, and its
+   * folder writable by its owner alone (else another user can put a file of their own in its
+   * place). Exit 3, naming the `chmod` that makes it private again. Not on Windows, where these
+   * modes mean nothing. `file: false`: the folder only (a key about to be written: the file is
+   * made 0600 then).
+   */
+  checkKeyPrivate(file = true): void {
+    if (process.platform === 'win32') return;
+    const folder = dirname(this.path);
+    const open = (path: string, bits: number) => {
+      try {
+        const mode = statSync(path).mode & 0o777;
+        return (mode & bits) !== 0 ? mode : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const fileMode = file ? open(this.path, 0o077) : undefined;
+    if (fileMode !== undefined) {
+      throw new AuthError(`${this.path} holds the secret key and is open to other users (mode ${octal(fileMode)}): refused`, `make it private: chmod 600 ${shellPath(this.path)}`, 'key_file_open');
+    }
+    const folderMode = open(folder, 0o022);
+    if (folderMode !== undefined) {
+      throw new AuthError(`the folder of ${this.path}, which holds the secret key, can be written by other users (mode ${octal(folderMode)}): refused`, `make it private: chmod 700 ${shellPath(folder)}`, 'key_folder_open');
+    }
+  }
+
   private ensurePrivate(): void {
     const mode = statSync(this.path).mode & 0o777;
     if (mode !== 0o600) chmodSync(this.path, 0o600);
   }
+}
+
+/** A mode as `chmod` writes it: 0644. */
+function octal(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`;
+}
+
+/** A path as typed in a shell: quoted when it holds anything but plain characters. */
+function shellPath(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** The file's content; none yet is no profiles. Nothing is created by a read. */

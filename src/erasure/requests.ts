@@ -13,7 +13,7 @@
  * only for holding too few digits to identify anyone.
  */
 import { UsageError } from '../errors.js';
-import { fieldOfHeader, normalizeHeader } from '../source/headers.js';
+import { fieldOfHeader, normalizeHeader, someNames } from '../source/headers.js';
 import { type EncodingName, lineName, openSource } from '../source/open.js';
 import type { InStream } from '../deps.js';
 import { askedKind, phoneOf } from '../contacts/asked.js';
@@ -110,7 +110,7 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
     const requests: ErasureRequest[] = [];
     if (kinds.every((k) => k === undefined)) {
       if (source.header.filter((h) => h.trim() !== '').length > 1) {
-        throw new UsageError(`no id, phone or e-mail column among: ${source.header.join(', ')}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
+        throw new UsageError(`no id, phone or e-mail column among: ${someNames(source.header)}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
       if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region));

@@ -16,6 +16,7 @@ import { checkResumable } from '../bulk/job.js';
 import { ShownRejects } from '../bulk/rejects.js';
 import { phoneNotes } from '../contacts/asked.js';
 import type { Context } from '../context.js';
+import { someNames } from '../source/headers.js';
 import type { EncodingName } from '../source/open.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { regionOf } from '../phone/e164.js';
@@ -51,7 +52,7 @@ export interface ErasureOptions {
 /** The requests of the command line: a file's, or the one typed. */
 async function requestsOf(ctx: Context, o: ErasureOptions, region: string | undefined): Promise<ErasureRequest[]> {
   if (o.from !== undefined) {
-    const unread = (headers: string[]) => ctx.log.info(`columns not read: ${headers.join(', ')} (only id, phone and e-mail columns find people)`);
+    const unread = (headers: string[]) => ctx.log.info(`columns not read: ${someNames(headers)} (only id, phone and e-mail columns find people)`);
     return readRequests({ path: o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from), stdin: ctx.deps.io.stdin, region, encoding: o.encoding, unread });
   }
   return [o.phone !== undefined ? requestOf(o.phone, 1, region, 'phone') : requestOf(o.email ?? '', 1, region, 'email')];

@@ -103,3 +103,27 @@ export function notApiError(req: Failing, answer: { status: number; body: unknow
   const seen = `${where(req)} answered ${answer.status}${answer.contentType ? ` ${answer.contentType.split(';')[0]}` : ''}`;
   return new ApiError('not_api', 'the service answered with something that is not the API', details, `${why} ${seen}`);
 }
+
+/**
+ * An answer refused before it is read whole or parsed (docs/network.md, "Bounds"): larger than
+ * --max-answer, or nested deeper than any API answer. Not retried — the next answer would be the
+ * same — and `final`: a bulk job stops rather than meet it row after row.
+ */
+export function refusedError(req: Failing, refusal: { why: 'too_large' | 'too_deep'; message: string }, o: { attempts: number }): ApiError {
+  const details = { method: req.method, path: req.path, attempts: o.attempts, final: true };
+  if (refusal.why === 'too_large') {
+    return new ApiError('answer_too_large', `the answer to ${where(req)} is ${refusal.message}: refused`, details, 'raise --max-answer (in MB) if the service\'s answers are that large; else check --base-url');
+  }
+  return new ApiError('answer_too_deep', `the answer to ${where(req)} is ${refusal.message}: refused`, details, 'no answer of the API nests so deep: is --base-url the API\'s?');
+}
+
+/**
+ * A bulk job's outage past its patience (outage.ts): nothing but failures for that long — a
+ * service that accepts connections and never answers, or answers only 5xx. `final`: the job
+ * stops, every row not done is left to --resume.
+ */
+export function outageError(req: Failing, reason: string, downMs: number, attempts: number): ApiError {
+  const details = { method: req.method, path: req.path, attempts, final: true };
+  const minutes = Math.round(downMs / 6_000) / 10;
+  return new ApiError('service_down', `the service has answered nothing but failures for ${minutes} min (last: ${reason} on ${where(req)})`, details, 'stopped: run the same command with --resume once it answers again');
+}

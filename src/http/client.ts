@@ -7,6 +7,7 @@
  * --timeout in all; a bulk job (`forBulkJob`) retries patiently, and its progress tells an outage
  * (outage.ts). Every wait — a pause, a back-off, a place in the queue — ends on Ctrl-C.
  */
+import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 // undici's index loads fetch, WebSocket, caches, mocks and proxies (~1.1 MB): only these two
@@ -16,18 +17,19 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Deps } from '../deps.js';
 import { ApiError, InterruptedError } from '../errors.js';
-import type { Settings } from '../config/settings.js';
+import { DEFAULTS, type Settings } from '../config/settings.js';
+import { MAX_TIMER_MS } from '../deps.js';
 import type { Logger } from '../output/log.js';
 import { createPace, openMemory, parseRateLimit, parseRetryAfter, type HeaderBag, type Memory, type Pace, type PaceStats, type SharedBudget } from '../pace/index.js';
 import type { AnswerSeen, PauseSeen } from './answer.js';
-import { type AnswerShape, notTheApi, readBody } from './answer.js';
-import { notApiError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
+import { AnswerRefused, type AnswerShape, notTheApi, readBody, readCapped } from './answer.js';
+import { notApiError, outageError, refusedError, serverMessage, statusError, transportError, type Failing } from './client-errors.js';
 import { OUTAGE_PATIENCE_MS, OutageWatch, type OutageView } from './outage.js';
 import { DEFAULT_MAX_PAUSE_S, pauseCause, PauseWatch } from './pauses.js';
 import { agentOptions } from './agent-options.js';
 import { urlUnder } from './paths.js';
 import { type ProxyChoice, proxyEnv, proxyFor } from './proxy.js';
-import { backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure, type TransportFailure } from './retry.js';
+import { AttemptDeadline, backoffMs, MAX_ATTEMPTS, mayRetry, transportFailure, type TransportFailure } from './retry.js';
 import { checkBaseUrl, checkSecretKey, isLoopbackHost, maskKey } from './safety.js';
 
 export { serverMessage } from './client-errors.js';
@@ -77,8 +79,10 @@ export interface ClientOptions {
   apiKey: string;
   concurrency: number;
   rate: number | undefined;
-  /** Per attempt; for a one-shot command, per request with its retries. */
+  /** Each attempt's deadline, its body included; for a one-shot command, per request with its retries. */
   timeoutMs: number;
+  /** The largest answer read (--max-answer), in bytes; a larger one is refused. */
+  maxAnswerBytes?: number;
   log: Logger;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -113,9 +117,13 @@ export class ApiClient {
   private notApiStreak = 0;
   /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
   private readonly stopper = new AbortController();
+  /** Aborted to end every attempt on the wire too: a bulk job's outage past its patience. */
+  private readonly abandon = new AbortController();
   private readonly health = new OutageWatch();
 
   constructor(private readonly opts: ClientOptions) {
+    // Each attempt in flight listens on it: more than Node's default of 10 with --concurrency 16.
+    setMaxListeners(opts.concurrency + 10, this.abandon.signal);
     this.agent = opts.dispatcher ?? new Agent(agentOptions(opts));
     this.pauses = new PauseWatch({ log: opts.log, now: opts.now, maxPauseMs: opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_S * 1000, bulk: () => this.bulk, halt: (err) => this.halt(err) });
     this.limiter = createPace({
@@ -167,14 +175,22 @@ export class ApiClient {
     let refused: { err: unknown } | undefined;
     /** A failed attempt: waits its back-off and goes on, or returns false when no retry is left. */
     const retried = async (reason: string, ambiguous: boolean, most = MAX_ATTEMPTS): Promise<boolean> => {
-      const wait = backoffMs(attempt, this.random);
+      const backoff = backoffMs(attempt, this.random);
       const now = this.opts.now();
       this.health.failed(now, reason);
       // A bulk job's row waits out an outage (no answer from the service at all) past its attempts,
-      // up to OUTAGE_PATIENCE_MS: rows that failed while the service restarted only cost a --resume.
+      // up to OUTAGE_PATIENCE_MS: a restart or a deploy heals in that. Past it, the job stops —
+      // every row, those on the wire too — with --resume advice, rather than wait for ever on a
+      // service that accepts connections and never answers.
       const down = this.bulk && most === MAX_ATTEMPTS ? this.health.downForMs(now) : undefined;
-      const waitingOut = down !== undefined && down + wait < OUTAGE_PATIENCE_MS;
-      if ((attempt >= most && !waitingOut) || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
+      if (down !== undefined && down >= OUTAGE_PATIENCE_MS) {
+        const err = outageError(req, reason, down, attempt);
+        this.halt(err, true);
+        throw err;
+      }
+      // The last wait of an outage ends with the patience: one more attempt then, and the job goes on or stops.
+      const wait = down === undefined ? backoff : Math.min(backoff, OUTAGE_PATIENCE_MS - down);
+      if ((attempt >= most && down === undefined) || !mayRetry(req.method, safePost, ambiguous) || wait >= budget) {
         this.opts.log.debug(`× ${req.method} ${url.pathname}: ${reason}`);
         return false;
       }
@@ -217,6 +233,7 @@ export class ApiClient {
         if (refused !== undefined) throw refused.err;
         budget -= spent();
         this.checkStopped(req);
+        if (err instanceof AnswerRefused) throw refusedError(req, err, { attempts: attempt });
         const failure = transportFailure(err);
         if (!failure) throw err;
         this.tell({ at: this.opts.now(), status: undefined });
@@ -306,9 +323,14 @@ export class ApiClient {
     });
   }
 
-  /** Stops the client: every wait ends with `err`, and so does every later request. */
-  private halt(err: Error): void {
+  /** Stops the client: every wait ends with `err`, and so does every later request; with `onTheWire`, every attempt under way too. */
+  private halt(err: Error, onTheWire = false): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(err);
+    if (onTheWire && !this.abandon.signal.aborted) this.abandon.abort(err);
+  }
+
+  private get maxAnswerBytes(): number {
+    return this.opts.maxAnswerBytes ?? DEFAULTS.maxAnswerMb * 1024 * 1024;
   }
 
   /**
@@ -359,22 +381,39 @@ export class ApiClient {
   private async attempt(req: ApiRequest, url: URL, payload: string | undefined, timeout: number): Promise<Attempt> {
     const started = this.opts.now();
     this.opts.log.debug(`→ ${req.method} ${url.pathname}${url.search} (Authorization: Bearer ${maskKey(this.opts.apiKey)})`);
-    const res = await request.call(this.agent, {
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: req.method,
-      headers: {
-        authorization: `Bearer ${this.opts.apiKey}`,
-        accept: 'application/json',
-        'user-agent': 'callctl',
-        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(payload !== undefined ? { body: payload } : {}),
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      ...(req.signal ? { signal: req.signal } : {}),
-    });
-    const text = await res.body.text();
+    // The attempt's deadline, its body included (docs/network.md, "Bounds"): undici's timeouts are
+    // for the first byte and for each gap in the body, and a body trickled a byte a second never
+    // meets them.
+    const ended = new AbortController();
+    const timer = setTimeout(() => ended.abort(new AttemptDeadline(timeout)), Math.min(timeout, MAX_TIMER_MS));
+    const unrelay = relayAbort(ended, [this.abandon.signal, req.signal]);
+    let res: Awaited<ReturnType<typeof request>>;
+    let text: string;
+    try {
+      res = await request.call(this.agent, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: {
+          authorization: `Bearer ${this.opts.apiKey}`,
+          accept: 'application/json',
+          'user-agent': 'callctl',
+          ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(payload !== undefined ? { body: payload } : {}),
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: ended.signal,
+      });
+      text = await readCapped(res.body, this.maxAnswerBytes, res.headers['content-length']);
+    } catch (err) {
+      // undici ends with the abort's reason, whichever way it came: the deadline's is a timeout.
+      if (ended.signal.reason instanceof AttemptDeadline) throw ended.signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      unrelay();
+    }
     this.answered = true;
     const now = this.opts.now();
     const headers = res.headers as HeaderBag;
@@ -393,6 +432,22 @@ export class ApiClient {
       retryAfterMs,
     };
   }
+}
+
+/** Aborts `target` when any of `sources` aborts, with its reason; returns the way to stop listening. */
+function relayAbort(target: AbortController, sources: Array<AbortSignal | undefined>): () => void {
+  const offs: Array<() => void> = [];
+  for (const source of sources) {
+    if (source === undefined) continue;
+    if (source.aborted) {
+      target.abort(source.reason);
+      continue;
+    }
+    const relay = () => target.abort(source.reason);
+    source.addEventListener('abort', relay, { once: true });
+    offs.push(() => source.removeEventListener('abort', relay));
+  }
+  return () => offs.forEach((off) => off());
 }
 
 interface Attempt {
@@ -433,6 +488,7 @@ export async function createApiClient(input: { settings: Settings; deps: Deps; l
     concurrency: settings.concurrency,
     rate: settings.rate,
     timeoutMs: settings.timeoutMs,
+    maxAnswerBytes: settings.maxAnswerBytes,
     maxPauseMs: (settings.maxPause ?? DEFAULT_MAX_PAUSE_S) * 1000,
     log,
     now: deps.now,

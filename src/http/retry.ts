@@ -33,7 +33,18 @@ export interface TransportFailure {
 
 /** Connection never made: the server cannot have seen the request. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'CALLCTL_DEADLINE']);
+
+/**
+ * An attempt past its deadline, body included (--timeout): undici's bodyTimeout is per gap between
+ * chunks, and a body trickled a byte a second never met it.
+ */
+export class AttemptDeadline extends Error {
+  readonly code = 'CALLCTL_DEADLINE';
+  constructor(ms: number) {
+    super(`no whole answer within ${ms} ms`);
+  }
+}
 /** OpenSSL's verdicts on a certificate chain that is not trusted here (a private or inspecting CA). */
 const UNTRUSTED = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',

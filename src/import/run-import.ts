@@ -20,7 +20,7 @@ import { CONTACT_CSV } from '../api/contacts.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
 import { buildMapping, type Mapping, parseMaps, type Target } from './mapping.js';
-import { normalizeHeader } from '../source/headers.js';
+import { normalizeHeader, someNames } from '../source/headers.js';
 import { PhoneSet } from './phone-set.js';
 import { ChangesFile, changesOf, ExistingContacts } from './preview.js';
 import { unreadableLine } from '../contacts/people.js';
@@ -100,14 +100,14 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   if (mapping.phones.length === 0 && !o.allowNoPhone) {
     const below = await headerBelow(source, maps);
     throw new UsageError(
-      `no phone column among: ${source.header.join(', ')}`,
+      `no phone column among: ${someNames(source.header)}`,
       below
         ? `the first non-empty row is the header; line ${lineName(below)} (${below.cells.filter((c) => c.trim() !== '').join(', ')}) looks like it: delete the rows above it, then import again`
         : 'name it with --map "<column>=phone", or import without phones with --allow-no-phone',
     );
   }
-  ctx.log.info(`${shownName}: ${mapping.describe.join(', ')}${source.delimiter !== ',' ? ` (delimiter ${JSON.stringify(source.delimiter)})` : ''}${source.encoding !== 'utf8' ? ` (${source.encoding})` : ''}`);
-  if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${mapping.unknown.join(', ')}`);
+  ctx.log.info(`${shownName}: ${someNames(mapping.describe)}${source.delimiter !== ',' ? ` (delimiter ${JSON.stringify(source.delimiter)})` : ''}${source.encoding !== 'utf8' ? ` (${source.encoding})` : ''}`);
+  if (mapping.unknown.length > 0) ctx.log.info(`ignoring columns: ${someNames(mapping.unknown)}`);
   for (const note of source.notes) ctx.log.warn(note);
 
   const job = await openFileJob(ctx, source, 'import', { ...o, rejects: rejectsPath }, { baseUrl: settings.baseUrl, region, map: o.map, allowNoPhone: o.allowNoPhone, ...(o.keepOtherPhones ? { keepOtherPhones: true } : {}), encoding: o.encoding, delimiter, ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.existing === 'skip' ? { existing: 'skip' } : {}) }, {

@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, type Stats, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { RuntimeError, UsageError } from '../errors.js';
 
 /** Masks the secrets of a text (the Logger's `redact`). */
 export type Redact = (text: string) => string;
@@ -105,6 +105,41 @@ export function isStreamInput(path: string): boolean {
   }
 }
 
+/** The folder a file's disk is mounted on: the highest folder above it on the same device. */
+export function mountOf(path: string): string {
+  let at = resolve(path);
+  let dev: number | undefined;
+  let mount = at;
+  for (let depth = 0; depth < 64; depth++) {
+    let here: number | undefined;
+    try {
+      here = statSync(at).dev;
+    } catch {
+      // not there (yet): the folders above tell
+    }
+    if (here !== undefined) {
+      if (dev !== undefined && here !== dev) return mount;
+      dev = here;
+      mount = at;
+    }
+    const up = dirname(at);
+    if (up === at) return mount;
+    at = up;
+  }
+  return mount;
+}
+
+/**
+ * The one line of a write refused for want of space (ENOSPC, EDQUOT), naming the file and the disk
+ * it is on (docs/cli.md, "Bounds"); undefined for any other error.
+ */
+export function fullDiskError(err: unknown, path: string, what: string, hint = 'free some space there, then run the same command with --resume'): RuntimeError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return undefined;
+  const why = code === 'EDQUOT' ? 'the disk quota is used up' : 'no space left';
+  return new RuntimeError('disk_full', `${why} on the disk of ${mountOf(path)}, writing ${what} ${path} (${code})`, hint, { cause: err });
+}
+
 /** The temporary name a file is written under until it is whole. */
 export function partialOf(path: string): string {
   return `${path}.partial`;
@@ -153,12 +188,16 @@ export class JobFile {
 
   /** Writes text, masked, then encoded (UTF-8 unless `encode` says otherwise). */
   write(text: string, encode: (text: string) => Uint8Array = (t) => Buffer.from(t, 'utf8')): void {
-    writeSync(this.fd as number, encode(this.redact(text)));
+    this.writeBytes(encode(this.redact(text)));
   }
 
-  /** Writes bytes as they are (a BOM). */
+  /** Writes bytes as they are (a BOM); a full disk is one line naming the file (fullDiskError). */
   writeBytes(bytes: Uint8Array): void {
-    writeSync(this.fd as number, bytes);
+    try {
+      writeSync(this.fd as number, bytes);
+    } catch (err) {
+      throw fullDiskError(err, this.path, 'the file') ?? err;
+    }
   }
 
   /**

@@ -101,13 +101,19 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
         if (items.length === 0) return Promise.resolve();
         const rows = items.map((item) => columns.map((c) => oneLine(cellText((item as Record<string, unknown>)[c.key]))));
         const head = widths === undefined;
-        const need = columns.map((c, i) => Math.max(head ? oneLine(c.header).length : 0, widths?.[i] ?? 0, ...rows.map((r) => textWidth(r[i] as string))));
+        // A loop, not Math.max(...rows): a page of half a million rows is more arguments than a call takes.
+        const need = columns.map((c, i) => rows.reduce((w, r) => Math.max(w, textWidth(r[i] as string)), Math.max(head ? oneLine(c.header).length : 0, widths?.[i] ?? 0)));
         const floors = columns.map((_c, i) => (rows.every((r) => r[i] === '' || ISO_TIME.test(r[i] as string)) ? DATE_WIDTH : undefined));
         widths = out.isTTY === true ? fitWidths(columns, need, out.columns || 80, floors) : need;
-        const table = new Table({ ...(head ? { head: columns.map((c) => oneLine(c.header)) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
-        for (const row of rows) table.push(row);
-        const text = table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
-        return writeOut(out, `${text}\n`);
+        // Drawn a slice of rows at a time, the widths fixed, so the slices line up: cli-table3
+        // spreads its rows into one call, and a page of 200,000 was more arguments than a call takes.
+        const parts: string[] = [];
+        for (let at = 0; at < rows.length; at += TABLE_SLICE) {
+          const table = new Table({ ...(head && at === 0 ? { head: columns.map((c) => oneLine(c.header)) } : {}), chars: NO_RULES, style: PLAIN, colWidths: widths });
+          for (const row of rows.slice(at, at + TABLE_SLICE)) table.push(row);
+          parts.push(table.toString().split('\n').map((line) => line.trimEnd()).join('\n'));
+        }
+        return writeOut(out, `${parts.join('\n')}\n`);
       };
       return {
         write: (items) => {
@@ -129,6 +135,8 @@ export async function createListWriter(out: OutStream, format: OutputFormat, col
 
 /** Rows a table's first batch waits for (or the end) before it is drawn: its columns' widths. */
 const TABLE_FIRST = 50;
+/** Rows a table is drawn with at once. */
+const TABLE_SLICE = 1_000;
 
 /** No borders and no ruled line between rows: one line a row, as gh and kubectl print. */
 const NO_RULES = {

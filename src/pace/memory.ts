@@ -36,8 +36,26 @@ export interface Memory {
 const SHAPES = new Set(['bucket', 'window', 'concurrency', 'rate']);
 const FORMS = new Set(['draft6', 'draft7', 'draft8', 'x']);
 
-/** A limit read back from a file, or undefined when any field is not what save() writes. */
-function parseLimit(v: unknown): Limit | undefined {
+/**
+ * What a remembered limit may hold and still be a service's (docs/pacing.md, "The memory"): a file
+ * edited by hand or damaged — a rate of 1e-300 requests/s is a pause of 10^303 ms before the first
+ * request — is ignored with a warning rather than obeyed.
+ */
+const PLAUSIBLE: Record<'rate' | 'burst' | 'windowMs' | 'quota' | 'maxInFlight' | 'learntAt' | 'endedAt', [number, number]> = {
+  /** From one request a day to 100,000 a second. */
+  rate: [1 / 86_400, 100_000],
+  burst: [1, 1_000_000],
+  /** From a millisecond to a month. */
+  windowMs: [1, 31 * 86_400_000],
+  quota: [1, 100_000_000],
+  maxInFlight: [1, 10_000],
+  /** Times between 2000 and 2100. */
+  learntAt: [946_684_800_000, 4_102_444_800_000],
+  endedAt: [946_684_800_000, 4_102_444_800_000],
+};
+
+/** A limit read back from a file; a string says which field is outside plausible bounds; undefined when a field is not what save() writes. */
+function parseLimit(v: unknown): Limit | string | undefined {
   if (v === null || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
   const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? x : undefined);
@@ -50,6 +68,10 @@ function parseLimit(v: unknown): Limit | undefined {
   for (const k of ['burst', 'windowMs', 'quota', 'maxInFlight', 'endedAt'] as const) {
     const x = num(o[k]);
     if (x !== undefined) limit[k] = x;
+  }
+  for (const [k, [low, high]] of Object.entries(PLAUSIBLE) as Array<[keyof typeof PLAUSIBLE, [number, number]]>) {
+    const x = limit[k];
+    if (x !== undefined && !(x >= low && x <= high)) return `${k} ${x}`;
   }
   return limit;
 }
@@ -74,6 +96,10 @@ export function openMemory(o: { dir: string; baseUrl: string; apiKey: string; wa
         return undefined;
       }
       const limit = data?.version === MEMORY_VERSION ? parseLimit(data.limit) : undefined;
+      if (typeof limit === 'string') {
+        o.warn(`the remembered rate limit in ${path} is outside plausible bounds (${limit}); starting without it (the next job replaces it)`);
+        return undefined;
+      }
       if (limit === undefined || data.baseUrl !== o.baseUrl) {
         o.warn(`the remembered rate limit in ${path} is from another version of callctl or damaged; starting without it (the next job replaces it)`);
         return undefined;

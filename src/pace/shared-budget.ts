@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import { MAX_TIMER_MS } from '../deps.js';
 import { RuntimeError, UsageError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import type { Limit } from './types.js';
@@ -327,7 +328,8 @@ export class SharedBudget {
     const r = lead.gate.pump(now);
     clearTimeout(lead.timer);
     if (r.wakeAt !== undefined) {
-      lead.timer = setTimeout(() => void this.pump(lead).catch((err: unknown) => this.fail(err)), Math.max(0, r.wakeAt - now));
+      // A wake past a timer's range wakes early and sets the next one: never one timer past it.
+      lead.timer = setTimeout(() => void this.pump(lead).catch((err: unknown) => this.fail(err)), Math.min(MAX_TIMER_MS, Math.max(0, r.wakeAt - now)));
       lead.timer.unref();
     }
     const lines: Array<[string, string]> = [];

@@ -78,3 +78,17 @@ for (const [target, names] of Object.entries(ALIASES) as Array<[HeaderTarget, st
 export function fieldOfHeader(header: string): HeaderTarget | undefined {
   return LOOKUP.get(normalizeHeader(header));
 }
+
+/** Names a list shows before "and N more", and the characters shown of each. */
+const NAMES_SHOWN = 10;
+const NAME_CHARS = 60;
+
+/**
+ * Column names for a message: the first few, each cut short, then "and N more" — a header of
+ * 20,000 columns is one short line on stderr, not 170 KB.
+ */
+export function someNames(names: readonly string[]): string {
+  const shown = names.slice(0, NAMES_SHOWN).map((n) => (n.length > NAME_CHARS ? `${n.slice(0, NAME_CHARS)}…` : n));
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more.toLocaleString('en-US')} more` : shown.join(', ');
+}

@@ -13,7 +13,7 @@ import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { normalizeHeader } from '../source/headers.js';
+import { normalizeHeader, someNames } from '../source/headers.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { type EncodingName, openSource } from '../source/open.js';
 import { checkOutcome, isCurrency } from './check.js';
@@ -53,7 +53,7 @@ function columnsOf(header: string[], maps: string[]): Record<Column, number | un
     const column = (Object.keys(ALIASES) as Column[]).find((c) => normalizeHeader(c) === normalizeHeader(m.slice(eq + 1)));
     const index = byName.get(normalizeHeader(m.slice(0, eq)));
     if (eq <= 0 || !column) throw new UsageError(`--map "${m}" must be "<Header>=<column>" with a column of callId, outcome, value, currency`);
-    if (index === undefined) throw new UsageError(`--map names a column that is not in the file: "${m.slice(0, eq)}"`, `columns: ${header.join(', ')}`);
+    if (index === undefined) throw new UsageError(`--map names a column that is not in the file: "${m.slice(0, eq)}"`, `columns: ${someNames(header)}`);
     out[column] = index;
   }
   for (const column of Object.keys(ALIASES) as Column[]) {
@@ -90,7 +90,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
   ctx.onClose(() => source.close());
   const cols = columnsOf(source.header, o.map);
   if (cols.callId === undefined || cols.outcome === undefined) {
-    throw new UsageError(`no ${cols.callId === undefined ? 'call id' : 'outcome'} column among: ${source.header.join(', ')}`, 'name the columns callId and outcome, or use --map "<Header>=callId"');
+    throw new UsageError(`no ${cols.callId === undefined ? 'call id' : 'outcome'} column among: ${someNames(source.header)}`, 'name the columns callId and outcome, or use --map "<Header>=callId"');
   }
   const used = (Object.entries(cols) as Array<[Column, number | undefined]>).filter(([, i]) => i !== undefined);
   ctx.log.info(`${shownName}: ${used.map(([c, i]) => `${source.header[i as number]} → ${c}`).join(', ')}`);

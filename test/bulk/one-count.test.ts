@@ -68,7 +68,7 @@ test('Ctrl-C: the rows it says are under way are the summary’s unfinished; job
   run.child.kill('SIGINT');
   const r = await run.result;
   assert.equal(r.code, 130, r.stderr);
-  const underWay = Number(/stopping: no new rows; (\d+) rows? under way: those with a request on the wire finish, the others are left unfinished for --resume/.exec(r.stderr)?.[1]);
+  const underWay = Number(/stopping: no new rows; (\d+) rows? under way: those with a request on the wire get 1\.5 s to finish, the others are left unfinished for --resume/.exec(r.stderr)?.[1]);
   const s = JSON.parse(r.stdout);
   assert.ok(underWay > 1, r.stderr);
   assert.equal(s.unfinished, underWay, r.stderr);

@@ -104,7 +104,8 @@ test('the check can fail: a dry-run import does load the CSV and phone code', as
 });
 
 test('the keychain binding loads only for a command that needs the key: not for help, config or a key from CALLCTL_API_KEY', async (t) => {
-  // A preload records each `require` of @napi-rs/keyring and each native addon opened.
+  // A preload records each `require` of @napi-rs/keyring and each native addon opened — in the
+  // keychain's child process too (src/config/keychain.ts), which NODE_OPTIONS reaches.
   const dir = tempDir(t);
   const preload = join(dir, 'native.cjs');
   const log = join(dir, 'native.txt');
@@ -119,7 +120,7 @@ const dlopen = process.dlopen; process.dlopen = function (m, file, ...rest) { fs
   writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: 'http://127.0.0.1:9/api/v1', keychain: { service: `callctl:${config}`, account: 'default' } } } }));
   const loads = (args: string[], extra: Record<string, string> = {}) => {
     writeFileSync(log, '');
-    spawnSync(process.execPath, ['-r', preload, BIN, ...args], { env: { PATH: process.env.PATH, CALLCTL_CONFIG_DIR: config, ...extra }, encoding: 'utf8', timeout: 30_000 });
+    spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, CALLCTL_CONFIG_DIR: config, NODE_OPTIONS: `-r ${preload}`, ...extra }, encoding: 'utf8', timeout: 30_000 });
     return readFileSync(log, 'utf8');
   };
   for (const args of [['--help'], ['auth', '--help'], ['config', 'list'], ['config', 'get', 'apiKey'], ['completion', 'bash'], ['__complete', 'bash', 'auth', '']]) {

@@ -176,7 +176,7 @@ test('auth status: exit 3 when the key is refused or missing; the key never prin
   const sb = await startTestSandbox(t, { rateLimit: 0 });
   const dir = tempDir(t);
   const wrong = `sk_live_${'0'.repeat(30)}`;
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: sb.baseUrl, apiKey: wrong }, empty: { baseUrl: sb.baseUrl } } }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: sb.baseUrl, apiKey: wrong }, empty: { baseUrl: sb.baseUrl } } }), { mode: 0o600 });
   const refused = await runCli(['auth', 'status', '--json'], { env: { CALLCTL_CONFIG_DIR: dir } });
   assert.equal(refused.code, 3, refused.stderr);
   const s = JSON.parse(refused.stdout);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { MAX_NESTING, nestedDeeperThan } from '../../http/answer.js';
 import { pages } from '../../http/paginate.js';
 import { escapeControls } from '../../output/escape.js';
 import { createListWriter, writeOut } from '../../output/writers.js';
@@ -27,11 +28,15 @@ async function readInput(ctx: Context, source: string): Promise<unknown> {
       throw new UsageError(`cannot read --input ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (err) {
     throw new UsageError(`--input is not valid JSON: ${(err as Error).message}`);
   }
+  // Sending it would recurse as deep (JSON.stringify): refused as an answer nested so deep is.
+  if (nestedDeeperThan(text, MAX_NESTING)) throw new UsageError(`--input is JSON nested deeper than ${MAX_NESTING} levels`, 'no request of the API nests so deep; nothing was sent');
+  return body;
 }
 
 export async function run(ctx: Context, o: ApiOptions): Promise<number> {

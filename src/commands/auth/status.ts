@@ -63,6 +63,8 @@ async function statusOf(ctx: Context, store: ConfigStore, name: string): Promise
       : settings.keyStorage === 'file' ? `in ${store.path}`
       : settings.keyStorage === 'env' ? 'from CALLCTL_API_KEY'
       : '';
+    // A key file others can read is refused here as everywhere (docs/cli.md, "Keys and safety").
+    if (settings.keyStorage === 'file') store.checkKeyPrivate();
     const { readKey } = await import('../../config/key.js');
     const key = await readKey(settings);
     ctx.log.addSecret(key);
