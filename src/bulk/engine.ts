@@ -302,7 +302,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     try {
       if (nothingDone) {
         io.rejects.discard();
-        io.journal?.discard();
+        io.journal?.discard({ refused: true });
       } else {
         io.rejects.close();
         // Finished only when every row read ended: a Ctrl-C after the last row was read leaves the

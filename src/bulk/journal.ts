@@ -92,8 +92,10 @@ export type CloseHook = () => { timeline: BucketRow[]; limit: number | undefined
 export class Journal {
   private fd: number | undefined;
   private dirty = false;
-  /** A row's line (its ending, answer or intent) was written by this run: it is a job that happened. */
+  /** A row's ending or answer was written by this run: it is a job that happened. */
   private rowsWritten = false;
+  /** A row's intent was written by this run: a request went on the wire, and may have been stored. */
+  private intentsWritten = false;
   private lastSync = 0;
   /** An fsync on libuv's pool not yet done; the fd is closed only after it (closeAfterSync). */
   private syncing = false;
@@ -224,7 +226,7 @@ export class Journal {
    * lines after it carry it to the disk in their batch).
    */
   intent(row: number, data: Record<string, unknown>): void {
-    this.rowsWritten = true;
+    this.intentsWritten = true;
     this.append({ r: row, i: data }, false);
   }
 
@@ -307,10 +309,13 @@ export class Journal {
    * nothing to --resume or --restart. A resumed run's journal holds the earlier runs, and one this
    * run wrote a row into holds a job that happened (a close that failed on a full disk, say): it is
    * closed as interrupted — or, where even that cannot be written, left as it is for --resume.
+   * `refused`: the engine saw the service refuse the first request before anything was stored
+   * (its row's refusal is all the journal holds); otherwise a request that went out may have
+   * stored its row, and the journal is kept.
    */
-  discard(): void {
+  discard(o: { refused?: boolean } = {}): void {
     if (this.fd === undefined) return;
-    if (this.earlierRun !== undefined || this.rowsWritten) {
+    if (this.earlierRun !== undefined || (o.refused !== true && (this.rowsWritten || this.intentsWritten))) {
       try {
         return this.close(false);
       } catch {
