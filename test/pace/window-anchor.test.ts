@@ -219,43 +219,23 @@ test('without headers, a 429 on a burst sent at once by design is no cap on requ
   }
 });
 
-test('over real HTTP: `callctl import` into fixed 1-s windows without headers stores every row once, each quota at the start of a window, with 429s only to find the window', async (t) => {
+test('over real HTTP: `callctl import` into fixed 1-s windows without headers stores every row once', async (t) => {
   const { runCli, tempDir } = await import('../helpers/cli.js');
   const { envFor, startTestSandbox } = await import('../helpers/sandbox.js');
   const { assertEachOnce, writeLeads } = await import('../helpers/leads.js');
-  // 600 rows, 50 a window: twelve windows. Before the log each ended with a 429 (11, measured).
-  // Now the 429s come only while the window is found — slow start's and the two spans that
-  // recognise it (rule 5), each with the requests already on their way when it came, which a
-  // loaded machine makes more of (9 in all was seen) — and none after: each one is placed by the
-  // requests the server had seen when it was counted (read together, so never too early; a late
-  // read adds at most the burst then arriving, and the next quota waits a window).
+  // 600 rows, 50 a window: twelve windows, each meeting the import at full speed. Over real HTTP
+  // this asserts what no load can move — every row stored once, none lost to a 429. Where the
+  // 429s fall, how many there are and the quiet gaps between quotas are bounds on time, asserted
+  // on the virtual clock (the tests above and below): a loaded machine moves them.
   const sb = await startTestSandbox(t, { limiter: 'window', windowMs: 1000, rateLimit: 50, rateLimitHeaders: 'none' });
   const file = writeLeads(tempDir(t), 600);
-  const seenAt: number[] = [];
-  const watch = setInterval(() => {
-    const { requests, throttled } = sb.stats();
-    while (seenAt.length < throttled) seenAt.push(requests);
-  }, 1);
-  t.after(() => clearInterval(watch));
   const r = await runCli(['import', file, '--json'], { env: envFor(sb, t) });
-  clearInterval(watch);
   assert.equal(r.code, 0, r.stderr);
   const summary = JSON.parse(r.stdout);
-  assert.equal(summary.created, 600);
-  const contacts = sb.contacts();
-  assertEachOnce(contacts.map((c) => c.phone), 600);
-  const throttled = sb.stats().throttled;
-  assert.ok(throttled >= 1 && throttled <= 12, `${throttled} 429s`);
-  // Where the 429s fall is a bound on time, asserted on the virtual clock (the test below): over
-  // real HTTP a loaded machine moves them (two at requests 318–319 were seen in a full run).
-  t.diagnostic(`429s at requests ${seenAt.join(', ')}`);
-  // Kept to by the log, the second half goes a quota at a time, each a window after the last —
-  // not at a bucket's even pace under the limit, which would also meet no 429 (a window misread
-  // as a bucket of 40 a second held 80 % so): the server saw a quiet gap between the quotas.
-  const created = contacts.map((c) => Date.parse(c.createdAt)).sort((a, b) => a - b).slice(300);
-  // (Six quotas: five gaps at least, each most of a window; without the window recognised, 2.)
-  const gaps = created.slice(1).filter((at, i) => at - (created[i] as number) >= 500).length;
-  assert.ok(gaps >= 5, `${gaps} gaps of 500 ms or more between the last 300 rows`);
+  assert.deepEqual([summary.created, summary.matched, summary.failed], [600, 0, 0]);
+  assertEachOnce(sb.contacts().map((c) => c.phone), 600);
+  assert.ok(sb.stats().throttled >= 1, 'the windows were met (the test is of a limit, not of a free run)');
+  t.diagnostic(`${sb.stats().throttled} 429s`);
 });
 
 test('fixed 1-s windows without headers, simulated: the 429s come only while the window is found — none in the second half of the import', () => {
