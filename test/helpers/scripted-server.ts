@@ -18,7 +18,7 @@ export interface Hit {
 export type Script = (hit: Hit, res: ServerResponse, index: number) => void | Promise<void>;
 
 /** Starts the server on 127.0.0.1, port 0; closed when the test ends. */
-export async function scriptedServer(t: { after(fn: () => unknown): void }, script: Script): Promise<{ baseUrl: string; hits: Hit[] }> {
+export async function scriptedServer(t: { after(fn: () => unknown): void }, script: Script): Promise<{ baseUrl: string; hits: Hit[]; server: Server }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -30,7 +30,7 @@ export async function scriptedServer(t: { after(fn: () => unknown): void }, scri
     });
   });
   const port = await listenOnLoopback(t, server);
-  return { baseUrl: `http://127.0.0.1:${port}/api/v1`, hits };
+  return { baseUrl: `http://127.0.0.1:${port}/api/v1`, hits, server };
 }
 
 /** Starts a test's own server on 127.0.0.1, a free port, closed when the test ends; its port. */
