@@ -87,7 +87,7 @@ try {
     // measured one. The same table from the simulation: `node --import tsx bench/pace-sim.ts`.
     const seconds = smoke ? 3 : Number(args.find((a) => a.startsWith('--pace-seconds='))?.slice(15) ?? 30);
     const forms = (args.find((a) => a.startsWith('--pace-headers='))?.slice(15) ?? (smoke ? 'none' : 'none,x,draft8')).split(',');
-    // --pace-wire=<ms>: the sandbox answers as if that far away, each way (docs/sandbox.md).
+    // --pace-wire=<ms>: the sandbox answers as if that far away, each way (docs/commands/sandbox.md).
     const wireDelayMs = Number(args.find((a) => a.startsWith('--pace-wire='))?.slice(12) ?? 0);
     const shapes = smoke
       ? [['token bucket 40/s, burst 10', { limiter: 'bucket', rateLimit: 40, burst: 10 }]]

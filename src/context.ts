@@ -76,11 +76,11 @@ export class Context {
 
   /**
    * The key in effect, wherever it lives (config/key.ts `readKey`), read once: a key in the system
-   * keychain is read only by the commands that need the key, and only when they ask (README, "Keys").
+   * keychain is read only by the commands that need the key, and only when they ask (docs/commands/auth.md, "Where the key lives").
    */
   apiKey(): Promise<string | undefined> {
     this.key ??= this.settings().then(async (settings) => {
-      // A key file others can read or write is refused, as ssh refuses such a key (docs/cli.md, "Keys and safety").
+      // A key file others can read or write is refused, as ssh refuses such a key (docs/commands/auth.md, "Where the key lives").
       if (settings.keyStorage === 'file') (await this.config()).checkKeyPrivate();
       const { readKey } = await import('./config/key.js');
       const key = await readKey(settings);

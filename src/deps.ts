@@ -106,7 +106,7 @@ function letGoOfHungUpTerminal(): void {
   }
 }
 
-/** An environment variable, with an empty value counted as unset (docs/cli.md, precedence). */
+/** An environment variable, with an empty value counted as unset (docs/cli.md, "Invocation and global options"). */
 export function envValue(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v === '' ? undefined : v;

@@ -1,6 +1,6 @@
 /**
  * Every error callctl raises on purpose is a CallctlError with a stable `code`; `exitCodeOf`
- * is the one place that turns an error into the exit code of the CLI contract (docs/cli.md).
+ * is the one place that turns an error into the exit code of the CLI contract (docs/cli.md, "Streams and exit codes").
  */
 
 /** Exit codes of the CLI contract. */

@@ -19,6 +19,7 @@ import { registerLogin } from './commands/login/index.js';
 import { decimal, integer } from './commands/parse.js';
 import { CEILINGS, DEFAULTS } from './config/settings.js';
 import { registerSandbox } from './commands/sandbox/index.js';
+import { addReference } from './commands/reference.js';
 
 export const VERSION = '0.1.0';
 
@@ -97,13 +98,15 @@ Examples:
   addVerbAliases(program);
 
   // Subcommands made with .command() inherit exitOverride/configureOutput at creation; keep the
-  // hint pointing at the command the operator typed.
+  // hint pointing at the command the operator typed. Every help ends naming its reference page.
+  addReference(program, []);
   for (const cmd of allCommands(program)) {
     cmd.configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       outputError: (s, write) => write(usageLine(s, commandPath(cmd))),
     });
+    addReference(cmd, commandPath(cmd).split(' ').slice(1));
   }
   return program;
 }

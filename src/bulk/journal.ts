@@ -1,6 +1,6 @@
 /**
  * The journal of a bulk job (an import, a writeback, erasure requests, an undo): its record
- * (docs/cli.md, "Jobs"). The first line is the job's header — its id, kind, file (path, size,
+ * (docs/commands/jobs.md, "The records"). The first line is the job's header — its id, kind, file (path, size,
  * mtime, content hash), the options it ran with (never the key), base URL, key fingerprint and
  * the files it writes; each run (a --resume) adds a header line of its own. Then one line per
  * finished row, appended as each row finishes (a write() per row, so a kill -9 loses nothing the
@@ -240,7 +240,7 @@ export class Journal {
   }
 
   /**
-   * Appends one line, whole or not at all: a full disk (docs/cli.md, "Bounds") may take part of a
+   * Appends one line, whole or not at all: a full disk (docs/network.md, "Bounds") may take part of a
    * line, which is cut off again, so the journal stays whole lines — what --resume reads once
    * there is space. The failure is thrown (the job stops on it, one line naming the file and its
    * disk), and again for every later line.

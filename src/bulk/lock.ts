@@ -1,5 +1,5 @@
 /**
- * One run of a job at a time (docs/cli.md, "Jobs"): a lock file beside the job's journal holds the
+ * One run of a job at a time (docs/commands/jobs.md, "Jobs"): a lock file beside the job's journal holds the
  * pid of the process running it, when it started, and — on Linux — the kernel's start time of that
  * process, so a pid reused by another program after a crash is not mistaken for the holder. A
  * second run finds the lock held by a live process and stops before anything is sent ("running in

@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import type { EncodingName } from '../source/open.js';
 import { choice } from './parse.js';
 
-/** The encodings --encoding offers (docs/cli.md); the file's own BOM or bytes decide when it is not given. */
+/** The encodings --encoding offers (docs/commands/import.md, "Reading the file"); the file's own BOM or bytes decide when it is not given. */
 export const ENCODINGS: readonly EncodingName[] = ['utf8', 'utf16le', 'latin1', 'windows-1252'];
 
 /** Adds --dry-run, --rejects, --resume/--restart, --encoding and --delimiter; `scope` prefixes their help (e.g. "with --from: "). */

@@ -3,7 +3,7 @@
  * (a command that calls the API), remove (`auth logout`, `config unset apiKey`). The keychain
  * first; the 0600 config file when `--insecure-storage` asks for it or no keychain is reachable,
  * with one line saying so. A key left in the file by an earlier version keeps working, and the
- * next `login` moves the key into the keychain (README, "Keys").
+ * next `login` moves the key into the keychain (docs/commands/auth.md, "Where the key lives").
  */
 import { AuthError } from '../errors.js';
 import type { KeychainRef, Profile } from './profile.js';

@@ -1,7 +1,7 @@
 /**
  * The operating system's credential store — macOS Keychain, Windows Credential Manager, the
  * Secret Service on Linux (gnome-keyring, KWallet, KeePassXC) — through @napi-rs/keyring
- * (README, "Keys"). The binding is native: it stays outside the bundle (scripts/build.mjs) and is
+ * (docs/commands/auth.md, "Where the key lives"). The binding is native: it stays outside the bundle (scripts/build.mjs) and is
  * loaded in a child process (below) by the commands that store, read or remove a key. Whatever
  * goes wrong — the binding missing for this platform, no D-Bus session, no Secret Service, a
  * locked store, a store that does not answer within CALL_TIMEOUT_MS — is one `KeychainUnreachable`
@@ -16,7 +16,7 @@ import type { KeychainRef } from './profile.js';
 export class KeychainUnreachable extends Error {}
 
 /**
- * How long one call to the store may take (docs/cli.md, "Bounds"): a D-Bus session that accepts a
+ * How long one call to the store may take (docs/commands/auth.md, "Where the key lives"): a D-Bus session that accepts a
  * connection and never answers must not hold a command — past this, the file is used, with one
  * line. A locked desktop keychain answers at once (locked), it does not wait for a person.
  */

@@ -1,7 +1,7 @@
 /**
- * What a profile may hold, and the checks made when one is read (docs/cli.md, "Profile names and
- * values"): a name is a plain word, never a property every object has or a piece of a path; a
- * value of the wrong type or out of range is named with its profile and file, so a hand-edited
+ * What a profile may hold, and the checks made when one is read (docs/commands/auth.md,
+ * "Profiles: names and values"): a name is a plain word, never a property every object has or a
+ * piece of a path; a value of the wrong type or out of range is named with its profile and file, so a hand-edited
  * file gives one clear line instead of an error deep inside a library.
  */
 import { RuntimeError, UsageError } from '../errors.js';

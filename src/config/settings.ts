@@ -1,6 +1,6 @@
 /**
  * Resolves every setting with one precedence rule: flag > environment > profile > built-in
- * default (README, "Commands"). An empty environment variable counts as unset. `explainSettings`
+ * default (docs/cli.md, "Invocation and global options"). An empty environment variable counts as unset. `explainSettings`
  * says where each value in effect comes from, for `callctl config list`.
  */
 import type { Env } from '../deps.js';

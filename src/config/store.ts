@@ -132,7 +132,7 @@ export class ConfigStore {
   }
 
   /**
-   * Refuses a key kept where others can read or change it (docs/cli.md, "Keys and safety"), as ssh
+   * Refuses a key kept where others can read or change it (docs/commands/auth.md, "Where the key lives"), as ssh
    * refuses such a private key: the file holding it must be readable by its owner alone, and its
    * folder writable by its owner alone (else another user can put a file of their own in its
    * place). Exit 3, naming the `chmod` that makes it private again. Not on Windows, where these

@@ -9,8 +9,9 @@
  * run killed with a DELETE in flight may have had it carried out unanswered, after which the
  * listing no longer shows the contact and a DELETE of it meets 404. `--resume` (and `--restart`)
  * sends those DELETEs again as the same requests: a 404 then is the erasure the killed run did
- * (docs/cli.md: a 404 after an ambiguous failure of the same request), receipted once — never a
- * "found 0" for a person whose records were erased, nor a contact forgotten.
+ * (docs/commands/erasure.md, "Sending the DELETEs": a 404 after an ambiguous failure of the same
+ * request), receipted once — never a "found 0" for a person whose records were erased, nor a
+ * contact forgotten.
  */
 import { eraseContact } from '../api/contacts.js';
 import type { BulkPlan } from '../bulk/engine.js';

@@ -1,6 +1,6 @@
 /**
  * The checks made before any request leaves the machine: the key is a REST secret key, and it
- * only travels over https or to this machine (docs/cli.md "Keys and safety").
+ * only travels over https or to this machine (docs/cli.md, "Keys and safety").
  */
 import { isIP } from 'node:net';
 import { AuthError, UsageError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * Which of a row's phones and e-mails is sent (docs/cli.md, "import"): every value of every phone
+ * Which of a row's phones and e-mails is sent (docs/commands/import.md, "Which phone, which e-mail"): every value of every phone
  * column (Google's ` ::: ` joins several in a cell) is a candidate with the type its export gives it
  * (column-types.ts), ranked mobile, work, home, main, other, then fax and pager — a column named by
  * `--map` first —, and within a type in the file's order. The first valid one is sent: a cell that

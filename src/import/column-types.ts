@@ -5,7 +5,7 @@
  * type column beside it (Google's `Phone 1 - Type` or `Phone 1 - Label` for `Phone 1 - Value`), or
  * from a vCard property written as a header (`TEL;TYPE=CELL`, `EMAIL;TYPE=INTERNET,WORK`), as the
  * exports write them (roundcube's csv2vcard maps and test exports: gmail.csv, outlook.csv,
- * tb_plain.csv). The phone sent is chosen by these types (choice.ts, docs/cli.md "import").
+ * tb_plain.csv). The phone sent is chosen by these types (choice.ts, docs/commands/import.md "Which phone, which e-mail").
  */
 import { normalizeHeader } from '../source/headers.js';
 

@@ -1,5 +1,5 @@
 /**
- * The region each row's phone is read with (docs/cli.md, import): the row's own country when the
+ * The region each row's phone is read with (docs/commands/import.md, "Countries per row"): the row's own country when the
  * file has a country column — the one of the block its phone or address came from (Outlook's
  * `Business Phone` with `Business Country/Region`), else any filled — and `--country` (or the
  * profile's) for rows without one. A cell that names no country (`Atlantis`) falls back to the

@@ -217,7 +217,7 @@ function sheetMaps(header: string[], maps: Map<string, Target | null>, allowNoPh
 }
 
 /**
- * Worker threads for a dry run's phones: `CALLCTL_PHONE_WORKERS` (0 turns them off, docs/cli.md),
+ * Worker threads for a dry run's phones: `CALLCTL_PHONE_WORKERS` (0 turns them off, docs/commands/import.md),
  * else one when the machine has a second core.
  */
 function phoneWorkers(given: string | undefined): number {

@@ -4,7 +4,7 @@
  * on `;` or `,`, the address from one block. Nothing here touches the network.
  *
  * Google Contacts puts several values in one cell joined by ` ::: ` (two e-mails, two phones): a
- * field takes the first, tags take them all (README, "Importing a lead list").
+ * field takes the first, tags take them all (docs/commands/import.md, "Mapping columns to fields").
  */
 import { type PhoneResult, toE164 } from '../phone/e164.js';
 import { type Candidate, chooseEmail, phoneCandidates } from './choice.js';
@@ -158,7 +158,7 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions, pho
     if (listed.length > 0) body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\nOther phones: ${listed.join(', ')}` : `Other phones: ${listed.join(', ')}`;
   }
   const seen = { phone: { column: chosen.c.column.name, ...(chosen.c !== first?.c ? { insteadOf: (first as { c: Candidate<PhoneType> }).c.column.name } : {}), others: others.length > 0 }, ...(emailSeen ? { email: emailSeen } : {}) };
-  // The API has no field for an extension: it is kept in the notes rather than lost (README).
+  // The API has no field for an extension: it is kept in the notes rather than lost (docs/commands/import.md).
   if (phone.ext !== undefined) {
     const note = `Phone extension: ${phone.ext}`;
     body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\n${note}` : note;

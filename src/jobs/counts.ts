@@ -1,6 +1,6 @@
 /**
  * A job's counts as its summary names and counts them, whatever shows them — the summary, `jobs
- * ls`, `jobs show`, the HTML page (docs/cli.md, "Jobs"). A journal keeps row endings (records.ts);
+ * ls`, `jobs show`, the HTML page (docs/commands/jobs.md, "jobs ls"). A journal keeps row endings (records.ts);
  * most are the summary's words already (`created`, `rejected`, `duplicates`…), and these are not:
  * - an undo's contact restored in part (`partly`) is counted in `restored` and in `kept`, as its
  *   summary counts it; a contact an earlier undo finished (`earlier`) is `skipped`; a refusal is

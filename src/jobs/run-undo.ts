@@ -1,6 +1,6 @@
 /**
  * `callctl import undo <job>` (also `jobs undo`): puts the service back as it was before an
- * import, as far as it safely can (docs/cli.md, "import undo"; README, "Undoing an import"). What
+ * import, as far as it safely can (docs/commands/jobs.md, "import undo"). What
  * the import did is read from its journal (src/import/effects.ts); what earlier undos of it already
  * did is read from theirs, so running it again sends nothing. Without --confirm (and without
  * --dry-run) it says what it would do, from the record alone, and sends nothing (exit 2). The undo

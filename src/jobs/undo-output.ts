@@ -1,5 +1,5 @@
 /**
- * What `import undo` shows besides its summary (docs/cli.md, "import undo"): a table of every
+ * What `import undo` shows besides its summary (docs/commands/jobs.md, "How it reads, what it shows"): a table of every
  * contact — its import line, its id, what the undo would do or did, the fields given back and those
  * kept (names, never values) — kept in the undo's changes file, `<import file>.undo-changes.csv`
  * (rewritten by each run), and printed on stdout only when asked (`-v`, or `--format

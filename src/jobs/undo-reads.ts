@@ -1,5 +1,5 @@
 /**
- * How an undo reads the contacts it will touch (docs/cli.md, "import undo"), the cheaper way: one
+ * How an undo reads the contacts it will touch (docs/commands/jobs.md, "How it reads, what it shows"), the cheaper way: one
  * GET a contact, or one listing of the account — through the one whole-list reader
  * (contacts/people.ts) — when that costs fewer requests. What a listing costs is known from the
  * account's size, the envelope's `total`, read with one request (`limit=1`); a service that gives

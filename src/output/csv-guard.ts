@@ -3,7 +3,7 @@
  * `+`, `-`, `@`, a tab or a carriage return as a formula — `=HYPERLINK(…)` in a contact's name
  * becomes a link that sends the sheet away. Every CSV callctl writes puts a `'` before such a cell
  * (`--csv-raw` turns it off); callctl's own reader takes exactly that `'` off again, so a CSV it
- * wrote re-imports as the values it held (docs/cli.md, "What counts, and what cannot hurt").
+ * wrote re-imports as the values it held (docs/cli.md, "Data and files").
  *
  * A value that itself starts with `'` and then a formula character gets one `'` more, so that
  * taking one off always gives the value back.

@@ -1,5 +1,5 @@
 /**
- * Data is shown, not obeyed (docs/cli.md, "What counts, and what cannot hurt"): a field that holds
+ * Data is shown, not obeyed (docs/cli.md, "Data and files"): a field that holds
  * control characters — an escape sequence that would retitle, clear or recolour the terminal, a
  * carriage return that would overwrite the line, a C1 code some terminals act on — is shown with
  * those characters escaped wherever data meets a terminal: the table writer and the logger's

@@ -1,5 +1,5 @@
 /**
- * The files a job reads and writes (docs/cli.md, "What counts, and what cannot hurt"): never one of its own
+ * The files a job reads and writes (docs/cli.md, "Data and files"): never one of its own
  * inputs — a rejects file named like the source would replace the rows still being read — and a
  * file made whole by a run goes to `<path>.partial`, renamed into place when the run closes it, so
  * neither a reader nor a crash ever meets half of one at its name. Every text written passes the
@@ -131,7 +131,7 @@ export function mountOf(path: string): string {
 
 /**
  * The one line of a write refused for want of space (ENOSPC, EDQUOT), naming the file and the disk
- * it is on (docs/cli.md, "Bounds"); undefined for any other error.
+ * it is on (docs/network.md, "Bounds"); undefined for any other error.
  */
 export function fullDiskError(err: unknown, path: string, what: string, hint = 'free some space there, then run the same command with --resume'): RuntimeError | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -1,5 +1,5 @@
 /**
- * Reads what a server says about its rate limit, in every published form (docs/pacing.md, docs/cli.md "Throttling and retries"):
+ * Reads what a server says about its rate limit, in every published form (docs/pacing.md, docs/cli.md "Throttling, retries and waits"):
  * IETF draft ≤ 06 (`RateLimit-Limit/-Remaining/-Reset`, `RateLimit-Policy: 100;w=60`), draft 07
  * (`RateLimit: limit=100, remaining=50, reset=5`), drafts 08+ (`RateLimit-Policy: "p";q=100;w=60`
  * with `RateLimit: "p";r=50;t=30`), and `X-RateLimit-*` (reset in seconds or as a Unix time).

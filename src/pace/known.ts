@@ -35,7 +35,7 @@ export function estimateMs(k: Known, requests: number): number {
   return ((requests - atOnce) / rate) * 1000;
 }
 
-/** `callctl limit --json`'s object (docs/cli.md): a window in seconds, `learntAt` as ISO 8601. */
+/** `callctl limit --json`'s object (docs/commands/auth.md, "limit"): a window in seconds, `learntAt` as ISO 8601. */
 export function limitJson(baseUrl: string, k: Known): Record<string, unknown> {
   const l = k.limit;
   return {

@@ -455,7 +455,7 @@ export async function connectSharedLimiter(o: SharedLimiterOptions): Promise<Sha
     url = new URL(o.redisUrl);
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('not a redis URL');
   } catch {
-    // A malformed value is the operator's argument (exit 2, docs/cli.md); Redis away is not (below).
+    // A malformed value is the operator's argument (exit 2, docs/cli.md "Streams and exit codes"); Redis away is not (below).
     throw new UsageError(`--redis-url ${o.redisUrl} is not a redis:// URL`, 'e.g. redis://127.0.0.1:6379', 'bad_redis_url');
   }
   const clientOptions: RedisOptions = {

@@ -1,6 +1,6 @@
 /**
- * Phone numbers to E.164 — the form the service matches contacts on (README, "Importing a lead
- * list"), and so what makes a repeated POST safe. libphonenumber-js/max validates the digit patterns, not
+ * Phone numbers to E.164 — the form the service matches contacts on (docs/api.md, "Contacts";
+ * docs/commands/import.md, "Checking each row"), and so what makes a repeated POST safe. libphonenumber-js/max validates the digit patterns, not
  * only the length. Parsing costs tens of microseconds, so results are cached: lead lists repeat
  * numbers, and a re-run or dry run meets the same ones again.
  */

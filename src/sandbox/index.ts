@@ -1,5 +1,5 @@
 /**
- * `startSandbox()`: the local implementation of the Customer API (docs/sandbox.md) as a module —
+ * `startSandbox()`: the local implementation of the Customer API (docs/commands/sandbox.md) as a module —
  * tests start it on port 0 in their own process, `callctl sandbox` runs it until killed.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * The sandbox's rate limit, in the shapes real APIs use, so that callctl's pacing can be proven
- * against each (docs/sandbox.md, "Rate limit"): a token bucket (the default), fixed windows
+ * against each (docs/commands/sandbox.md, "Rate limit"): a token bucket (the default), fixed windows
  * aligned to the clock, a sliding window, and a cap on requests being answered at once. Each is
  * kept per key, takes the time from its caller (the simulation in test/ drives the same classes
  * on a virtual clock), and says where it stands in one of the published header forms — or in

@@ -28,7 +28,7 @@ export interface Contact {
 /**
  * A call. The source that brought it (`google_ads`, `website`…) is in a field whose name the
  * sandbox is given (`--call-source-field`, default `channel`): the real service's name for it is
- * not shown, so callctl must assume none (docs/sandbox.md).
+ * not shown, so callctl must assume none (docs/commands/sandbox.md).
  */
 export interface Call {
   id: string;
@@ -117,7 +117,7 @@ export class Store {
 
   constructor(
     private readonly now: () => Date = () => new Date(),
-    /** The name of a call's source field (docs/sandbox.md, `--call-source-field`). */
+    /** The name of a call's source field (docs/commands/sandbox.md, "Answers"). */
     readonly sourceField: string = SOURCE_FIELD,
   ) {}
 

@@ -1,7 +1,7 @@
 /**
  * Which encoding a lead list is in, when the operator did not say: a UTF-8 or UTF-16 BOM; else
  * UTF-8 when every byte sequence of the whole file is valid UTF-8; else Windows-1252, what Excel
- * on Windows writes (README, "File formats"). The whole file is checked, not a first chunk: an
+ * on Windows writes (docs/commands/import.md, "Reading the file"). The whole file is checked, not a first chunk: an
  * accent on the last line is the usual case, and a decision taken on the first rows could not be
  * taken back once they were sent. Plain UTF-8 with accents is never taken for Windows-1252.
  * Input that cannot be read twice (stdin, a pipe) is decided on its first chunk instead (Decode).

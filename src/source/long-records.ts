@@ -1,5 +1,5 @@
 /**
- * A row longer than 1 MB is refused early (docs/cli.md, "What counts, and what cannot hurt"): the
+ * A row longer than 1 MB is refused early (docs/cli.md, "Data and files"): the
  * text on its way to csv-parse is watched record by record, and a record that passes the limit
  * is cut there — the rest of it is dropped as it streams by, never held — and marked, so that its
  * row is rejected with a short reason instead of being parsed, held and printed whole. A file of

@@ -1,4 +1,4 @@
-// A slow disk never stops the sending (docs/cli.md, "Jobs"): the journal's fsync runs on libuv's
+// A slow disk never stops the sending (docs/commands/import.md, "The journal"): the journal's fsync runs on libuv's
 // pool (fs.fsync), not on the main thread; every row is still written to the journal before the
 // job counts it (test/import/resume.test.ts: kill -9, then --resume, every row once).
 import { test } from 'node:test';

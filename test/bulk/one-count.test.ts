@@ -1,4 +1,4 @@
-// One vocabulary and one count for each thing, whatever shows it (docs/cli.md, "Jobs"): the
+// One vocabulary and one count for each thing, whatever shows it (docs/commands/jobs.md, "jobs ls"): the
 // progress line and the summary at the end of a job; the Ctrl-C line and the summary's
 // `unfinished`; the summary (`--json`), `jobs ls` and `jobs show` of an import, an interrupted
 // import, an undo that restored a contact in part, and an erasure that found two records of one

@@ -1,9 +1,9 @@
-// Every example in every `--help`, and every callctl line of the README's shell blocks, goes
-// through the real parser (the program callctl builds, with each verb's action replaced by a
+// Every example in every `--help`, and every callctl line of the shell blocks of the README and of
+// every page of docs/, goes through the real parser (the program callctl builds, with each verb's action replaced by a
 // recorder): an example that fails when pasted is a test failure. Parse only — nothing is sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
@@ -128,18 +128,41 @@ test('every example of every --help parses with the real parser', async () => {
   assert.ok(checked >= 25, `${checked} examples checked`);
 });
 
-test('every callctl line in the README parses, and its examples only call endpoints the sandbox has', async () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-  let checked = 0;
-  for (const line of blocks.flatMap((b) => b.split('\n'))) {
+/** The callctl lines of a Markdown file's `sh` blocks, as arguments. */
+function shellExamples(file: string): { line: string; args: string[] }[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const blocks = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks.flatMap((b) => b.split('\n')).flatMap((line) => {
     const args = callctlArgs(line.trim());
-    if (!args || args.length === 0) continue;
+    return args && args.length > 0 ? [{ line, args }] : [];
+  });
+}
+
+/** Every Markdown page under docs/, as a path from the root. */
+function docPages(dir = 'docs'): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? docPages(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+  );
+}
+
+test('every callctl line in the README parses, and its examples only call endpoints the sandbox has', async () => {
+  const lines = shellExamples('README.md');
+  for (const { line, args } of lines) {
     await parses(args, 'README');
     if (args[0] === 'api') assert.match(args[2] ?? '', /^\/(contacts|calls|analytics\/outcomes)\b/, `README example calls an endpoint the sandbox lacks: ${line}`);
-    checked += 1;
   }
-  assert.ok(checked >= 10, `${checked} README lines checked`);
+  assert.ok(lines.length >= 10, `${lines.length} README lines checked`);
+});
+
+test('every callctl line in the shell blocks of docs/ parses', async () => {
+  let checked = 0;
+  for (const page of docPages()) {
+    for (const { args } of shellExamples(page)) {
+      await parses(args, page);
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 50, `${checked} lines of docs/ checked`);
 });
 
 test('the shell words of an example are what a shell would pass', () => {

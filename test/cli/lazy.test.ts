@@ -1,4 +1,4 @@
-// Start-up is lazy: --version and --help load no HTTP, CSV, phone, Redis or sandbox code (docs/cli.md).
+// Start-up is lazy: --version and --help load no HTTP, CSV, phone, Redis or sandbox code (docs/development.md, "Building and shipping").
 // Every module the process resolves is recorded by a loader hook and checked. dist/ is an esbuild
 // bundle, so a dist file is expanded into the source files it was built from (its source map's
 // `sources`): what start-up loads is judged by the src/ and node_modules files inside it.

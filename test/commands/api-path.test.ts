@@ -1,4 +1,4 @@
-// `callctl api` paths are decoded and normalised before the /api/v1 guard (docs/cli.md): however a
+// `callctl api` paths are decoded and normalised before the /api/v1 guard (docs/commands/api.md): however a
 // step out of the base is spelt — percent-encoded, encoded twice, with backslashes — it is refused,
 // exit 2, and nothing reaches the server (a logging server on loopback counts what arrives).
 import { test } from 'node:test';

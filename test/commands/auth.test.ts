@@ -1,4 +1,4 @@
-// Where the key lives (README, "Keys"): the system keychain — a real Secret Service, the test's
+// Where the key lives (docs/commands/auth.md, "Where the key lives"): the system keychain — a real Secret Service, the test's
 // own (helpers/keychain.ts) — or, without one, the 0600 file with one line saying so; `auth status` and
 // `auth logout`; what a key may do, learnt without changing anything.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// A CSV export of contacts keeps every field the service returned (docs/cli.md, "contacts"): the
+// A CSV export of contacts keeps every field the service returned (docs/commands/contacts.md, "Listing"): the
 // contact fields first, so the file re-imports, then the others under their own names — a field
 // of the account's own (`leadScore`), an object as JSON, `createdAt`. It dropped them all.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The dry run's estimate of the real run's time (docs/cli.md, "import"): before any real run, the
+// The dry run's estimate of the real run's time (docs/commands/import.md, "Before it runs"): before any real run, the
 // only limit known is a first guess from one listing's count and reset — at 40 requests/s with a
 // burst of 5 it guessed 2.4/s, and the estimate said 16 times the real time "at the limit read from
 // headers". A guess is said to be one, in the estimate and in `callctl limit`; once a real run has

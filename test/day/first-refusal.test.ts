@@ -1,4 +1,4 @@
-// A job refused on its first request stored nothing (docs/cli.md, "import"): the operator sees one
+// A job refused on its first request stored nothing (docs/commands/jobs.md, "Jobs"): the operator sees one
 // line — the refusal and its hint — not a summary whose "unfinished … --resume sends them" points at
 // a journal that is not there; --json keeps its object. A job that did not happen leaves no record.
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 // A hidden worksheet's tab is not in front of the operator: callctl reads it as the contract says
 // (the first sheet by default, every sheet whose header maps with --sheet all) and says that it is
-// hidden wherever it names it (docs/cli.md, "import").
+// hidden wherever it names it (docs/commands/import.md, "Workbooks").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // A phone Excel stored as a number has lost its leading 0 — in Italy a landline's 0 is part of the
 // number (06 = Rome), so 612345678 is no Italian number at all. The row is rejected (never guessed),
-// and the reason says what the 0 would make of it (docs/cli.md, "import").
+// and the reason says what the 0 would make of it (docs/commands/import.md, "Workbooks").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

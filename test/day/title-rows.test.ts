@@ -1,5 +1,5 @@
 // Reports and exports often put a title (a merged cell), a date or a blank-looking row above the
-// header. The first non-empty row is the header (docs/cli.md, "import"); when it maps no phone and a
+// header. The first non-empty row is the header (docs/commands/import.md, "Workbooks"); when it maps no phone and a
 // row below would, the refusal names that row and says what to do — --map cannot help there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -11,7 +11,7 @@ import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js'
 
 test('rm --from through 30% faults (held answers past --timeout included): every contact erased and receipted once, no "found 0", bystanders kept', async (t) => {
   // Faults start with the first DELETE: the listing before it is a one-shot read that gives up
-  // within --timeout in all (docs/cli.md), and this test's --timeout is short.
+  // within --timeout in all (docs/cli.md, "Throttling, retries and waits"), and this test's --timeout is short.
   let faulty = false;
   const sb = await startTestSandbox(t, {
     rateLimit: 0,

@@ -1,8 +1,8 @@
 // A kill -9 while a DELETE is on its way: the service may erase the contact after callctl is gone,
 // with no receipt written. `--resume` must not then tell the person "found 0" — the listing no
 // longer shows the contact, and a DELETE of it meets 404 — nor forget it: the DELETE that was in
-// flight is the same request sent again, and its 404 is that erasure done (docs/cli.md, "A DELETE
-// answered 404 after an ambiguous failure of the same request was erased"). Every contact of the
+// flight is the same request sent again, and its 404 is that erasure done (docs/commands/erasure.md,
+// "Sending the DELETEs"). Every contact of the
 // person ends with one receipt of its erasure, and no request with a "found 0".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Numbers as real contact stores hold them, found by find, rm and dupes (docs/cli.md, "How numbers
+// Numbers as real contact stores hold them, found by find, rm and dupes (docs/people.md, "How numbers
 // are compared"): Mexico's and Argentina's old mobile prefixes, an international number written
 // with 00 or a NANP number with its 1 where the region is another country's, two numbers in one
 // field, full-width digits — and, the other way, two people of one switchboard told apart by their

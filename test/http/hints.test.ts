@@ -1,4 +1,4 @@
-// Hints that fit the case (docs/cli.md): a 404 on a list is a wrong path or base URL, not a wrong
+// Hints that fit the case (docs/network.md, "Hints"): a 404 on a list is a wrong path or base URL, not a wrong
 // id; a 404 on a record is a wrong id; a base URL of another API version is pointed at /api/v1,
 // never at …/api/v2/api/v1.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The networks operators have (docs/cli.md, "Throttling and retries" and "What counts"): a proxy
+// The networks operators have (docs/network.md, "Failures, timeouts and waits" and "Proxies and certificates"): a proxy
 // from HTTPS_PROXY / https_proxy / NO_PROXY, through a logging CONNECT proxy on loopback to a base
 // URL whose name never resolves (the proxy is the only hop); what cannot heal fails at once with
 // one line — no such host, a certificate for another name or from an unknown CA (naming

@@ -1,6 +1,6 @@
 // A number copied from a phone's contact card or a web page carries invisible format characters
 // (direction marks and isolates around it, a zero-width space): the import reads the number
-// under them, as find and rm do (docs/cli.md, "import").
+// under them, as find and rm do (docs/people.md, "How numbers are compared").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // The phone a contact is matched on is chosen by the type its export gives it — mobile, work,
 // home, main, other, then fax and pager — and a cell that holds no valid number gives way to the
-// next valid one, counted; e-mails likewise (docs/cli.md, "import"). fixtures/exports/ holds the
+// next valid one, counted; e-mails likewise (docs/commands/import.md, "Which phone, which e-mail"). fixtures/exports/ holds the
 // real headers of Google's two exports, Outlook, Thunderbird, Atmail, HubSpot and a vCard as CSV,
 // filled with fictional people (fixtures/make-exports.mjs).
 import { test } from 'node:test';

@@ -32,7 +32,7 @@ test('Google " ::: " cells: a field takes the first value (a phone or e-mail the
   assert.equal(contacts.length, 3);
   const dorothy = byPhone.get('+447400200001')!;
   assert.ok(dorothy, `the mobile is the number: ${JSON.stringify(contacts)}`);
-  // Her e-mails are typed "* Work ::: Home": home comes first (docs/cli.md, "import").
+  // Her e-mails are typed "* Work ::: Home": home comes first (docs/commands/import.md, "Which phone, which e-mail").
   assert.equal(dorothy.email, 'dv@example.org');
   assert.deepEqual(dorothy.tags, ['Leads', 'West Area']);
   assert.equal(byPhone.get('+447400200002')?.tags, undefined, 'only "* myContacts": no tags');

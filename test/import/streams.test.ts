@@ -1,4 +1,4 @@
-// Files as operators have them (docs/cli.md, "What counts, and what cannot hurt"): a FIFO and
+// Files as operators have them (docs/cli.md, "Data and files"): a FIFO and
 // process substitution (`<(…)`, a pipe at /dev/fd/N) are read as streams, never seeked; a line of
 // 50 MB is refused within its first megabyte; CRLF, LF and bare CR mixed in one file are the rows
 // a spreadsheet shows, with their own line numbers — and a regular file's journal stays exact.

@@ -1,4 +1,4 @@
-// `jobs ls`, `jobs show` and `jobs resume` from another process than the job's (docs/cli.md,
+// `jobs ls`, `jobs show` and `jobs resume` from another process than the job's (docs/commands/jobs.md,
 // "Jobs"): an interrupted import listed as such, shown with its options, files and a chart whose
 // figures are the service's answers, resumed by a prefix of its id with its recorded options —
 // and refused when its file changed since. Ids are found by any unique prefix.

@@ -1,4 +1,4 @@
-// One run of a job at a time (docs/cli.md, "Jobs"), with two real processes on one journal: while
+// One run of a job at a time (docs/commands/jobs.md, "Jobs"), with two real processes on one journal: while
 // an import runs, a second `--resume`, a fresh run and a `--restart` of it each say "running in
 // process N" and exit 2 having sent nothing — the first ends normally, every row stored once;
 // `jobs ls` from a third process shows it running. A lock left by a process killed with -9 is

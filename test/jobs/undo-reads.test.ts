@@ -1,4 +1,4 @@
-// `import undo` on a second day (docs/cli.md, "import undo"): its summary first, each contact in its
+// `import undo` on a second day (docs/commands/jobs.md, "How it reads, what it shows"): its summary first, each contact in its
 // changes file (on stdout only with -v or --format); the contacts it touches read the cheaper way —
 // one listing of the account when that costs fewer requests than a GET each, a GET each when the
 // account is large — with a contact the listing did not show read by its GET, never taken as gone

@@ -1,4 +1,4 @@
-// `import undo` end to end against the sandbox (README, "Undoing an import"): an import with new and
+// `import undo` end to end against the sandbox (docs/commands/jobs.md, "import undo"): an import with new and
 // matching rows (--existing merge --check-existing), a person editing one created contact and one
 // merged field afterwards, then the undo — dry run, refusal without --confirm, the real run — and
 // the sandbox compared with its state before the import, contact by contact. Running it again

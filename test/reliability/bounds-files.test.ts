@@ -1,4 +1,4 @@
-// The files callctl keeps, whatever the disk or the file system does (docs/cli.md, "Bounds"): a
+// The files callctl keeps, whatever the disk or the file system does (docs/network.md, "Bounds"): a
 // key kept where other users can read or replace it is refused as ssh refuses such a private key,
 // naming the chmod (exit 3, nothing sent); a disk that fills up under a running import is one line
 // naming the file and its disk, the journal whole lines, and --resume exact once there is space.

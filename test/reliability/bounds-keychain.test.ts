@@ -1,4 +1,4 @@
-// A keychain that does not answer is passed over within 10 s (docs/cli.md, "Bounds"): a D-Bus
+// A keychain that does not answer is passed over within 10 s (docs/commands/auth.md, "Where the key lives"): a D-Bus
 // socket that accepts a connection and never answers held `auth login` for ever — the binding
 // connects synchronously, so no timer of the process could fire. `login` then keeps the key in the
 // 0600 file with one line; a command whose key is in the keychain ends with one line, exit 3.

@@ -1,4 +1,4 @@
-// Data is shown, not obeyed (docs/cli.md, "Bounds"): bidi controls and the other invisible format
+// Data is shown, not obeyed (docs/cli.md, "Data and files"): bidi controls and the other invisible format
 // characters (Unicode's Cf) in a name or an id are escaped in tables and messages as C0 and C1
 // are — a U+202E printed raw turned the rest of the row around, the phone with it — the erasure
 // preview included; JSON keeps them as data. A header of 20,000 columns is one short line.

@@ -1,4 +1,4 @@
-// Data is shown, not obeyed (docs/cli.md, "What counts, and what cannot hurt"): a contact whose
+// Data is shown, not obeyed (docs/cli.md, "Data and files"): a contact whose
 // fields hold escape sequences cannot retitle, clear or recolour the operator's terminal through
 // any table or message; JSON keeps the data as it is; a CSV cell a spreadsheet would run as a
 // formula carries OWASP's `'` guard (off with --csv-raw), and callctl's reader takes it off again.

@@ -1,4 +1,4 @@
-// Only the API's answers count (docs/cli.md, "What counts"): behind a server that answers a page
+// Only the API's answers count (docs/network.md, "What counts as the API's answer"): behind a server that answers a page
 // of HTML, `{}` or text with a 200 — a captive portal, an SSO page, a proxy — nothing is "done",
 // "matched", "updated" or "not found", no receipt is written, and after a few such answers in a
 // row the job stops with one line, exit 1, its journal kept for --resume.

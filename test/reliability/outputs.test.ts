@@ -1,5 +1,5 @@
-// What a job writes never hurts what it reads, and holds no key (docs/cli.md, "What counts, and
-// what cannot hurt"): a rejects or receipts file that is the input — by name, symlink, hard link,
+// What a job writes never hurts what it reads, and holds no key (docs/cli.md, "Data and
+// files"): a rejects or receipts file that is the input — by name, symlink, hard link,
 // or stdin/stdout redirected to it — is exit 2 with nothing sent; a rejects file is written whole
 // under a temporary name and survives kill -9 and --resume; a key a server echoes is masked there.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The first write of every bulk job goes alone (docs/cli.md): with the sandbox's read-only key,
+// The first write of every bulk job goes alone (docs/network.md, "Failures, timeouts and waits"): with the sandbox's read-only key,
 // an import, an outcome writeback and an erasure each send one refused request, stop with exit 3,
 // and leave nothing to --restart — the same command run again meets the same one refusal.
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
-// Signals always work, and no wait is silent or endless (docs/cli.md, "What counts, and what
-// cannot hurt"): Ctrl-C ends a 429 pause at once with the journal flushed (exit 130), a second
+// Signals always work, and no wait is silent or endless (docs/network.md, "Failures,
+// timeouts and waits"): Ctrl-C ends a 429 pause at once with the journal flushed (exit 130), a second
 // signal ends what is on the wire, a pause past --max-pause is exit 1 with --resume advice, 429s
 // that never end (Retry-After: 0) are bounded and said, and a list that never ends stops.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// One test per rule of docs/sandbox.md, over real HTTP on loopback.
+// One test per rule of docs/commands/sandbox.md, over real HTTP on loopback.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sandboxRequest as call, startTestSandbox } from '../helpers/sandbox.js';

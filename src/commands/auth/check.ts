@@ -1,6 +1,6 @@
 /**
  * What a key may do, as far as the service's answers show, without changing anything
- * (README, "Keys"): `login` and `auth status` share it.
+ * (docs/commands/auth.md, "What a key may do"): `login` and `auth status` share it.
  *
  * - Works, and reads: `GET /contacts?limit=1`. 401: the key is refused. 403: the key is known
  *   but may not read contacts.

@@ -13,7 +13,7 @@ import { requireFormat } from '../../output/format-check.js';
 import { maskKey } from '../../output/mask.js';
 import type { AuthStatusOptions } from './options.js';
 
-/** One profile's line of `--json` (docs/cli.md). */
+/** One profile's line of `--json` (docs/commands/auth.md, "auth status"). */
 interface ProfileStatus {
   profile: string;
   baseUrl: string | null;
@@ -63,7 +63,7 @@ async function statusOf(ctx: Context, store: ConfigStore, name: string): Promise
       : settings.keyStorage === 'file' ? `in ${store.path}`
       : settings.keyStorage === 'env' ? 'from CALLCTL_API_KEY'
       : '';
-    // A key file others can read is refused here as everywhere (docs/cli.md, "Keys and safety").
+    // A key file others can read is refused here as everywhere (docs/commands/auth.md, "Where the key lives").
     if (settings.keyStorage === 'file') store.checkKeyPrivate();
     const { readKey } = await import('../../config/key.js');
     const key = await readKey(settings);

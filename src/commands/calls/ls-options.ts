@@ -1,6 +1,6 @@
 /**
  * `callctl calls ls`'s options, typed and checked before any code loads: the shared listing flags,
- * and the filters — `--outcome`, and `--since`/`--until` read as times (docs/cli.md), the one
+ * and the filters — `--outcome`, and `--since`/`--until` read as times (docs/commands/contacts.md, "Listing"), the one
  * before the other.
  */
 import { UsageError } from '../../errors.js';

@@ -1,6 +1,6 @@
 /**
  * `callctl contacts ls`'s options, typed before any code loads: the shared listing flags, and the
- * filters `--tag` (every one of them) and `--status`, compared ignoring case (docs/cli.md).
+ * filters `--tag` (every one of them) and `--status`, compared ignoring case (docs/commands/contacts.md, "Listing").
  */
 import { type ListOptions, listOptions } from '../list-options.js';
 

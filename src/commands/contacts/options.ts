@@ -1,6 +1,6 @@
 /**
  * The options of `callctl contacts get`, `find` and `dupes`, typed and checked before any code
- * loads: `find` takes exactly one of --phone, --email and --name (docs/cli.md).
+ * loads: `find` takes exactly one of --phone, --email and --name (docs/commands/contacts.md).
  */
 import { UsageError } from '../../errors.js';
 import { required } from '../parse.js';

@@ -1,4 +1,4 @@
-/** `callctl login`'s (and `auth login`'s) options, typed before any code loads: the key itself never comes from a flag (docs/cli.md). */
+/** `callctl login`'s (and `auth login`'s) options, typed before any code loads: the key itself never comes from a flag (docs/commands/auth.md, "login"). */
 export interface LoginOptions {
   /** Check the key with one request before storing it (`--no-verify` skips it). */
   verify: boolean;

@@ -1,5 +1,5 @@
 /**
- * The name of a call's source field (`--call-source-field`, docs/sandbox.md), checked where the
+ * The name of a call's source field (`--call-source-field`, docs/commands/sandbox.md), checked where the
  * command line is read, before the sandbox's code loads.
  */
 

@@ -6,7 +6,7 @@ import { callSourceFieldError } from './call-fields.js';
 import { choice } from '../parse.js';
 
 /**
- * The shapes `--limiter` offers, and the header forms of `--ratelimit-headers` (docs/sandbox.md):
+ * The shapes `--limiter` offers, and the header forms of `--ratelimit-headers` (docs/commands/sandbox.md):
  * the sandbox's own lists, restated because the command tree must not load the sandbox's code.
  */
 export const LIMITERS: readonly LimiterShape[] = ['bucket', 'window', 'sliding', 'concurrency'];

@@ -24,7 +24,7 @@ export async function run(ctx: Context, o: SandboxCommandOptions): Promise<numbe
     ctx.onClose(() => offs.forEach((off) => off()));
   });
   const info = { baseUrl: sandbox.baseUrl, secretKey: sandbox.secretKey, readOnlyKey: sandbox.readOnlyKey, widgetKey: sandbox.widgetKey };
-  // These are the sandbox's own throwaway keys: printing them is the point (docs/cli.md, sandbox).
+  // These are the sandbox's own throwaway keys: printing them is the point (docs/commands/sandbox.md, "The command").
   if (ctx.format === 'json') ctx.deps.io.stdout.write(`${JSON.stringify(info)}\n`);
   else {
     ctx.deps.io.stdout.write(
