@@ -1,19 +1,19 @@
 /**
  * An import's journal as an own copy of a person: before it sends a row, an import notes its phone
- * (`{"r", "i": {"t", "l", "p": <E.164>}}`) and, for a contact it has read, the fields' earlier
+ * with digests of what else it sends (`{"r", "i": {"t", "l", "p": <E.164>, "f": {field: digest}}}`) and, for a contact it has read, the fields' earlier
  * values (`"match": <id>, "b": {field: value}`),
  * so that `import undo` can give them back (src/import/undo-notes.ts); once answered, digests of
  * what it wrote (`{"r", "d": {"id", "w"}}` for a contact created, `"wf": {field: digest}` for one
  * changed) — unsalted hashes of a phone, an e-mail, a name, which a guess can be confirmed against.
  * Once that contact is erased, those values and digests are a copy of the person and nothing can be
- * given back or compared: `--purge-local` blanks them (`"b": {}`; `p`, `w`/`wf` taken out;
+ * given back or compared: `--purge-local` blanks them (`"b": {}`; `p`, `f`, `w`/`wf` taken out;
  * `"erased": true`), every other line left byte for byte — the undo then finds the contact gone. A running
  * job's journal is never rewritten (it is appended to).
  */
 import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-type Note = { i?: { match?: unknown; b?: unknown; p?: unknown }; d?: { id?: unknown; w?: unknown; wf?: unknown } };
+type Note = { i?: { match?: unknown; b?: unknown; p?: unknown; f?: unknown }; d?: { id?: unknown; w?: unknown; wf?: unknown } };
 
 /**
  * The contact a line holds a copy of: earlier values (`i.b`) or digests (`d.w`, `d.wf`); or, for
@@ -35,7 +35,7 @@ function blanked(e: Note): Note {
     const { w: _w, wf: _wf, ...d } = e.d;
     return { ...e, d: { ...d, erased: true } as Note['d'] };
   }
-  const { p: _p, ...i } = e.i ?? {};
+  const { p: _p, f: _f, ...i } = e.i ?? {};
   return { ...e, i: { ...i, ...(e.i?.b !== undefined ? { b: {} } : {}), erased: true } as Note['i'] };
 }
 

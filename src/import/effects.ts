@@ -32,6 +32,22 @@ export function contactDigest(c: Record<string, unknown>): string {
   return sha(CONTACT_FIELDS.map((f) => norm(c[f])).join('\u0001'));
 }
 
+/**
+ * What a row sent, as the undo compares it with a contact found by its phone (src/jobs/undo-plan.ts):
+ * each field but the phone (the service may write it its own way; the contact was found by it),
+ * digested with case and outer spaces set aside, as a service may store them its own way.
+ */
+export function sentDigests(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of CONTACT_FIELDS) if (f !== 'phone' && norm(body[f]) !== '') out[f] = looseDigest(body[f]);
+  return out;
+}
+
+/** A value digested as `sentDigests` does. */
+export function looseDigest(v: unknown): string {
+  return sha(norm(v).trim().toLowerCase());
+}
+
 /** Two values of a field are the same (empty and absent alike, tags as a set). */
 export function sameValue(a: unknown, b: unknown): boolean {
   return norm(a) === norm(b);
@@ -66,7 +82,7 @@ export type Effect =
    * Sent without a journaled answer (InFlight): what it stored is found by its phone at the undo
    * (src/jobs/in-flight.ts). `id` is empty: the contact is not known yet.
    */
-  | ({ kind: 'inFlight'; id: ''; p: string; t: number | undefined } & Omit<At, 'id'>);
+  | ({ kind: 'inFlight'; id: ''; p: string; t: number | undefined; f?: Record<string, string> } & Omit<At, 'id'>);
 
 /**
  * A row sent whose answer the journal never got (the import stopped with it on the wire, or it
@@ -79,6 +95,8 @@ export interface InFlight {
   sheet?: string;
   p: string | undefined;
   t: number | undefined;
+  /** What it sent but its phone, digested (sentDigests); absent in journals older than this check. */
+  f?: Record<string, string>;
 }
 
 export interface Effects {
@@ -90,6 +108,8 @@ export interface Effects {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const isDigests = (v: unknown): v is Record<string, string> => isObject(v) && Object.values(v).every((d) => typeof d === 'string');
+
 /** The effects of an import, in the order of its rows. */
 export function effectsOf(p: ParsedJournal): Effects {
   const effects: Effect[] = [];
@@ -98,7 +118,7 @@ export function effectsOf(p: ParsedJournal): Effects {
   for (const [r, i] of p.intents) {
     const status = p.rows.get(r);
     if (typeof i.t !== 'number' || (status !== undefined && status !== 'failed')) continue;
-    inFlight.push({ row: r, line: typeof i.l === 'number' ? i.l : r, ...(typeof i.s === 'string' ? { sheet: i.s } : {}), p: typeof i.p === 'string' ? i.p : undefined, t: i.t });
+    inFlight.push({ row: r, line: typeof i.l === 'number' ? i.l : r, ...(typeof i.s === 'string' ? { sheet: i.s } : {}), p: typeof i.p === 'string' ? i.p : undefined, t: i.t, ...(isDigests(i.f) ? { f: i.f } : {}) });
   }
   inFlight.sort((a, b) => a.row - b.row);
   for (const r of [...p.rows.keys()].sort((a, b) => a - b)) {

@@ -146,7 +146,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
       } else if (existing) preCounts.new += 1;
       await rowsOut?.write([item.body]);
     },
-    onSending: (row, item) => undo.sending(row, item.e164),
+    onSending: (row, item) => undo.sending(row, item.e164, item.body),
   });
   // A dry run is bound by the CPU, most of it phone parsing: that goes to a worker thread on a
   // machine with a core to spare (phone-threads.ts). A real import waits on the rate limit, not

@@ -12,7 +12,7 @@
  */
 import type { BulkCounts, BulkRow } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
-import { contactDigest, fieldDigest, storedFields } from './effects.js';
+import { contactDigest, fieldDigest, sentDigests, storedFields } from './effects.js';
 import type { FieldChange } from './preview.js';
 import type { ImportOptions } from './run-import.js';
 import type { ContactBody } from './validate.js';
@@ -86,13 +86,15 @@ export class UndoNotes {
    * answer awaited; a write that fails — a full disk — stops the POST). Returns what to do with
    * the answer.
    */
-  sending(row: BulkRow, e164: string | undefined): (body: ContactBody, answer: Answer) => Ending {
+  sending(row: BulkRow, e164: string | undefined, sent: ContactBody): (body: ContactBody, answer: Answer) => Ending {
     const listing = this.listed.get(row.n);
     this.listed.delete(row.n);
     const first = this.earlier?.intents.get(row.n);
     // `l` and `p`: the row's line and phone, for an undo to find what a row whose answer was never
     // journaled stored (src/jobs/in-flight.ts); `p` is blanked with the rest when the person is erased.
-    const intent = first ?? this.abandoned?.get(row.n) ?? { t: this.now(), l: row.line, ...(row.sheet !== undefined ? { s: row.sheet } : {}), ...(e164 !== undefined ? { p: e164 } : {}), ...listing };
+    // `f`: digests of what else it sent, for that undo to tell its contact from one someone else
+    // stored with the phone after the send.
+    const intent = first ?? this.abandoned?.get(row.n) ?? { t: this.now(), l: row.line, ...(row.sheet !== undefined ? { s: row.sheet } : {}), ...(e164 !== undefined ? { p: e164, f: sentDigests(sent) } : {}), ...listing };
     if (!first) this.journal?.intent(row.n, intent);
     return (body, answer) => this.answered(row, intent, body, answer);
   }

@@ -99,7 +99,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const recorded = effectsOf(readJournal(target));
   const { unknown } = recorded;
   // Rows sent without a journaled answer come last, each found by its phone when the undo runs.
-  const inFlight = recorded.inFlight.flatMap((r): Effect[] => (r.p !== undefined ? [{ kind: 'inFlight', row: r.row, line: r.line, id: '', p: r.p, t: r.t }] : []));
+  const inFlight = recorded.inFlight.flatMap((r): Effect[] => (r.p !== undefined ? [{ kind: 'inFlight', row: r.row, line: r.line, ...(r.sheet !== undefined ? { sheet: r.sheet } : {}), id: '', p: r.p, t: r.t, ...(r.f !== undefined ? { f: r.f } : {}) }] : []));
   const effects = [...recorded.effects, ...inFlight];
   const phoneless = recorded.inFlight.filter((r) => r.p === undefined);
   if (phoneless.length > 0) ctx.log.warn(`line${phoneless.length === 1 ? '' : 's'} ${phoneless.map((r) => r.line).join(', ')}: sent without a phone, the answer never journaled — what ${phoneless.length === 1 ? 'it' : 'they'} stored cannot be found by the undo (check the contacts)`);

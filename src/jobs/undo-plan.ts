@@ -21,7 +21,7 @@ import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
-import { contactDigest, type Effect, fieldDigest, sameValue } from '../import/effects.js';
+import { contactDigest, type Effect, fieldDigest, looseDigest, sameValue } from '../import/effects.js';
 import { storedByFirstSend } from '../import/undo-notes.js';
 import { lineName } from '../source/open.js';
 
@@ -187,7 +187,9 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
   /**
    * A row the import sent without a journaled answer: each contact holding its phone, read for its
    * creation time — created by that send: erased; older: there before, what the send merged into it
-   * cannot be given back; no time to tell: uncertain (erased with --include-uncertain).
+   * cannot be given back; no time to tell: uncertain (erased with --include-uncertain). Created
+   * after the send but holding other values than the row sent: someone else may have stored the
+   * phone since — uncertain too, never erased as the import's on its time alone.
    */
   async function inFlight(e: Extract<Effect, { kind: 'inFlight' }>, row: number, signal: AbortSignal): Promise<Did> {
     let did: Did = 'notStored';
@@ -202,7 +204,12 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       }
       const contact = isObject(res.body) ? res.body : {};
       const own = storedByFirstSend(contact, typeof res.headers.date === 'string' ? res.headers.date : undefined, e.t, o.now());
-      if (own === false) {
+      const other = own === true ? notAsSent(contact, e.f) : undefined;
+      if (other !== undefined && !o.includeUncertain) {
+        o.onKept(one, `created after the row was sent, but ${other}: someone else may have stored the phone since — kept (--include-uncertain erases it)`);
+        receipt(one, 'uncertain');
+        if (did !== 'erased') did = 'uncertain';
+      } else if (own === false) {
         receipt(one, 'cannotRestore');
         if (did === 'notStored') did = 'cannotRestore';
       } else if (own === undefined && !o.includeUncertain) {
@@ -276,4 +283,19 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     refused: (err) => `refused by the server (${err.status ?? ''}): ${err.serverMessage ?? err.message}`,
   };
   return { plan, tally };
+}
+
+/**
+ * Why a contact found by a row's phone and created after its send may not be the row's (`sent`:
+ * the row's digests, src/import/effects.ts sentDigests): a field it holds otherwise than the row
+ * sent it. A field it does not show is not compared; a row that sent nothing but its phone, or a
+ * journal older than the digests, compares nothing; a contact that shows none of the fields the
+ * row sent is not taken as its own.
+ */
+function notAsSent(contact: Record<string, unknown>, sent: Record<string, string> | undefined): string | undefined {
+  if (sent === undefined || Object.keys(sent).length === 0) return undefined;
+  const shown = Object.keys(sent).filter((f) => f in contact);
+  if (shown.length === 0) return 'it shows none of the fields the row sent';
+  const other = shown.filter((f) => looseDigest(contact[f]) !== sent[f]);
+  return other.length === 0 ? undefined : `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
 }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
-import { envFor, startTestSandbox } from '../helpers/sandbox.js';
+import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 import { accountsService } from '../helpers/accounts-service.js';
 import { leadPhone, writeLeads } from '../helpers/leads.js';
 import { waitFor } from '../helpers/wait.js';
@@ -97,6 +97,26 @@ test('kill -9 with a POST on the wire that the service then stores: the undo fin
   assert.match(r.stderr, /1 row was sent without a journaled answer/);
   assert.equal(JSON.parse(r.stdout).erased, 12);
   assert.deepEqual(state(sb), before);
+});
+
+test('kill -9 with a POST on the wire that the service never stores, then someone else stores that phone: the undo keeps and names their contact — created after the send, but not what the row sent', async (t) => {
+  const { sb, held } = await heldPostSandbox(t, 12); // the 12th POST is never answered nor stored
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const file = writeLeads(tempDir(t), 40);
+  const run = startCli(['--concurrency', '1', 'import', file], { env });
+  await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
+  run.child.kill('SIGKILL');
+  assert.equal((await run.result).signal, 'SIGKILL');
+  const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Someone', lastName: 'Else', phone: leadPhone(11) } });
+  assert.equal(other.status, 201);
+  const theirs = (other.body as { id: string }).id;
+
+  const r = await undo(env, await jobOf(env));
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual([summary.erased, summary.uncertain], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but its firstName, lastName are not what the row sent: someone else may have stored the phone since`));
+  assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
 });
 
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
