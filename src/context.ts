@@ -6,7 +6,7 @@
 import { dirname } from 'node:path';
 import type { Deps } from './deps.js';
 import { envValue } from './deps.js';
-import { UsageError } from './errors.js';
+import { InterruptedError, UsageError } from './errors.js';
 import type { GlobalOptions, Settings } from './config/settings.js';
 import { profileName, resolveSettings } from './config/settings.js';
 // store.ts is light (conf loads only to write), and completion needs it on the start-up path anyway.
@@ -21,6 +21,8 @@ export class Context {
   private resolved: Promise<Settings> | undefined;
   private client: Promise<ApiClient> | undefined;
   private key: Promise<string | undefined> | undefined;
+  private signalsOff: (() => void) | undefined;
+  private stoppedEarly: InterruptedError | undefined;
   private readonly closers: Array<() => Promise<void> | void> = [];
 
   constructor(
@@ -107,6 +109,34 @@ export class Context {
       return client;
     })();
     return this.client;
+  }
+
+  /**
+   * From now until the rows start (`rowsStart`), SIGINT, SIGTERM and SIGHUP stop `client` at once —
+   * the listing a bulk job reads first (--check-existing, an erasure's or undo's contacts), the
+   * first request — with exit 130, as the engine does once rows are under way: the command's
+   * cleanup runs (lock let go, a new job's journal removed: nothing was sent). Without it a signal
+   * there killed the process and left its lock behind (docs/network.md, "Bounds").
+   */
+  guardSignals(client: ApiClient, before: string): void {
+    if (this.signalsOff !== undefined) return;
+    const offs = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((name) =>
+        this.deps.onSignal(name, () => {
+        this.stoppedEarly ??= new InterruptedError(`interrupted (${name}) ${before}`, 'nothing was changed by this run: run the same command again');
+        client.interrupt(this.stoppedEarly);
+      }),
+    );
+    this.signalsOff = () => offs.forEach((off) => off());
+    this.onClose(() => {
+      this.signalsOff?.();
+    });
+  }
+
+  /** The rows start: the engine answers signals from now on (src/bulk/engine.ts); a signal met before stops the command here. */
+  rowsStart(): void {
+    this.signalsOff?.();
+    this.signalsOff = () => undefined;
+    if (this.stoppedEarly) throw this.stoppedEarly;
   }
 
   /** Registers cleanup to run when the command ends, however it ends. */

@@ -134,6 +134,7 @@ export async function runFileJob<T>(
   o: { client: ApiClient | undefined; dryRun: boolean; concurrency: number; words?: ProgressWords },
 ): Promise<BulkResult> {
   const words = o.words ?? ROWS;
+  ctx.rowsStart();
   return runBulk(plan, {
     unit: words.unit,
     rows: source.rows,

@@ -105,6 +105,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const requests = await requestsOf(ctx, o, region);
   for (const note of phoneNotes(requests, region, o.from === undefined)) ctx.log.warn(note);
   const client = await ctx.api();
+  ctx.guardSignals(client, 'while reading the contacts, before any was erased');
   const files = ownCopyFiles(out.configPath);
 
   // One listing of all contacts for every phone and e-mail of the file (and for the people's own

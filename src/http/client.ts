@@ -153,6 +153,11 @@ export class ApiClient {
     if (!this.stopper.signal.aborted) this.stopper.abort(new InterruptedError());
   }
 
+  /** Stops the client now (a signal before a bulk job's rows): every wait and every attempt on the wire ends with `err`. */
+  interrupt(err: Error): void {
+    this.halt(err, true);
+  }
+
   /** The outage under way, if any, for a progress line. */
   outage(): OutageView {
     return this.health.view(this.opts.now());

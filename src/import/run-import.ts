@@ -92,6 +92,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   const preview = o.dryRun ? settings.keyStorage !== undefined : o.checkExisting || o.existing === 'skip';
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
   const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
+  if (client) ctx.guardSignals(client, 'before its first row');
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet, accepts: (header) => sheetMaps(header, maps, o.allowNoPhone) } : {}) });
   ctx.onClose(() => source.close());

@@ -154,12 +154,13 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     );
   }
 
+  const client = await ctx.api();
+  ctx.guardSignals(client, 'while reading the contacts, before any was changed');
   // An interrupted import is not resumed while it is being undone: the undo holds its lock too.
   if (!/\.done-\d+\.jsonl$/.test(target.journal)) {
     const lock = takeLock(target.journal.replace(/\.jsonl$/, '.lock'), `the import ${target.id}`, ctx.deps.now);
     ctx.onClose(() => lock.release());
   }
-  const client = await ctx.api();
   const region = typeof target.options.country === 'string' ? target.options.country : undefined;
   const found = inFlight.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
   const receiptsPath = `${base}.undo.jsonl`;
@@ -188,6 +189,11 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     log: ctx.log,
     now: ctx.deps.now,
   });
+  const journal = files.journal;
+  // However the undo ends before the engine closes its journal (a signal or a failure while it
+  // reads the contacts): nothing of this run was sent, so a new undo leaves no record and its lock
+  // is let go; a resumed one keeps its own (as file-job.ts's openFileJob).
+  if (journal) ctx.onClose(() => journal.discard());
   const receipts = o.dryRun ? undefined : new UndoReceipts(receiptsPath);
   // Every contact's row for the changes file: what a dry run would do, what the real run did.
   const table = new UndoTable(o.dryRun, receipts);

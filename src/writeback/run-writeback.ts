@@ -85,6 +85,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
     [{ what: o.rejects !== undefined ? '--rejects' : 'the rejects file', path: rejectsPath, shown: o.rejects }, { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) }],
   );
   const client: ApiClient | undefined = o.dryRun ? undefined : await ctx.api();
+  if (client) ctx.guardSignals(client, 'before its first row');
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(o.delimiter ? { delimiter: o.delimiter } : {}) });
   ctx.onClose(() => source.close());
