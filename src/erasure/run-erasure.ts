@@ -11,7 +11,7 @@
  * callctl wrote that hold the people are named, and with --purge-local cleaned (local-copies.ts).
  */
 import { resolve } from 'node:path';
-import { type FileJobFlags, type JobSource, jobOutcome, openFileJob, runFileJob } from '../bulk/file-job.js';
+import { type FileJobFlags, jobClient, type JobSource, jobOutcome, openFileJob, runFileJob } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { ShownRejects } from '../bulk/rejects.js';
 import { phoneNotes } from '../contacts/asked.js';
@@ -105,7 +105,7 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const out = await outputsOf(ctx, o);
   const requests = await requestsOf(ctx, o, region);
   for (const note of phoneNotes(requests.map((r) => ({ ...r, line: lineName(r) })), region, o.from === undefined)) ctx.log.warn(note);
-  const client = await ctx.api();
+  const client = await jobClient(ctx, o.confirm && !o.dryRun);
   const files = ownCopyFiles(out.configPath);
 
   // One listing of all contacts for every phone and e-mail of the file (and for the people's own

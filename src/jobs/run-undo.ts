@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { endedAs, headline, runFileJob } from '../bulk/file-job.js';
+import { endedAs, headline, jobClient, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
@@ -159,7 +159,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     const lock = takeLock(target.journal.replace(/\.jsonl$/, '.lock'), `the import ${target.id}`, ctx.deps.now);
     ctx.onClose(() => lock.release());
   }
-  const client = await ctx.api();
+  const client = await jobClient(ctx, !o.dryRun);
   const region = typeof target.options.country === 'string' ? target.options.country : undefined;
   const found = inFlight.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
   const receiptsPath = `${base}.undo.jsonl`;
