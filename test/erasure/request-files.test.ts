@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
+import { writeBook as book } from '../helpers/book.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -102,16 +102,6 @@ test('a person asked for on several lines is erased once, and every line gets th
   const at = new Map(receipts.map((x) => [x.id, x.at]));
   for (const x of receipts) assert.equal(x.at, at.get(x.id), 'the time the contact was erased');
 });
-
-async function book(file: string, sheets: Array<{ name: string; hidden?: boolean; rows: unknown[][] }>): Promise<string> {
-  const wb = new ExcelJS.Workbook();
-  for (const s of sheets) {
-    const ws = wb.addWorksheet(s.name, s.hidden ? { state: 'hidden' } : {});
-    for (const row of s.rows) ws.addRow(row);
-  }
-  await wb.xlsx.writeFile(file);
-  return file;
-}
 
 test('a workbook of requests is read sheet by sheet: the second sheet\'s person is found and erased too, each receipt names its sheet; a sheet that names no request column is refused before anything is sent', async (t) => {
   const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
