@@ -15,6 +15,21 @@ import type { JobFilesRecord } from './journal.js';
 import type { SourceShape } from './rejects.js';
 import { type ProgressWords, ROWS, startProgress } from './progress.js';
 
+/**
+ * The client of a bulk job. A real run's is patient from its first request (docs/network.md): the
+ * reads before its rows — the listing an erasure resolves with, the contacts an undo reads, the
+ * existing contacts an import compares with — are the job's, each attempt bounded by --timeout
+ * and retried as a row's is, never given up after --timeout in all as a one-shot command's.
+ * `before`: what a signal interrupts until the rows start ("before its first row").
+ */
+export async function jobClient(ctx: Context, real: boolean, before: string): Promise<ApiClient> {
+  const client = await ctx.api();
+  if (real) client.forBulkJob();
+  // A signal before the rows start ends the job as Ctrl-C does (context.ts guardSignals).
+  ctx.guardSignals(client, before);
+  return client;
+}
+
 /** What a file job reads: rows, and how far through the file it is (for progress). */
 export interface JobSource extends SourceShape {
   header: string[];

@@ -20,8 +20,8 @@ export function askedKind(text: string): 'email' | 'phone' | 'id' {
   return isEmail(t) || (emails.length > 0 && emails.every(isEmail)) ? 'email' : writtenAsNumber(t) ? 'phone' : 'id';
 }
 
-/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. */
-export function phoneOf(text: string, line: number | undefined, region: string | undefined): NumberKey {
+/** A phone of a request, read by its digits; too few digits to identify anyone is exit 2. `line`: as named (`12`, `Leads!12`). */
+export function phoneOf(text: string, line: number | string | undefined, region: string | undefined): NumberKey {
   const key = numberKey(text, region);
   if (key) return key;
   const at = line === undefined ? '' : `line ${line}: `;
@@ -29,7 +29,8 @@ export function phoneOf(text: string, line: number | undefined, region: string |
   throw new UsageError(`${at}phone "${text.trim()}" has ${digits < MIN_DIGITS ? `${digits} digit${digits === 1 ? '' : 's'}, too few to identify anyone` : 'digits Excel rounded away'}`, `give the whole number, at least ${MIN_DIGITS} digits${line === undefined ? '' : '; nothing was sent'}`);
 }
 
-type Asked = { line: number; text: string; numbers?: NumberKey[] | undefined };
+/** `line` as named: a workbook's with its sheet (`Leads!12`, source/open.ts lineName). */
+type Asked = { line: number | string; text: string; numbers?: NumberKey[] | undefined };
 
 /**
  * The one line each that says how phones were read: numbers libphonenumber calls invalid are

@@ -14,7 +14,8 @@
  */
 import { UsageError } from '../errors.js';
 import { fieldOfHeader, normalizeHeader, someNames } from '../source/headers.js';
-import { type EncodingName, lineName, openSource } from '../source/open.js';
+import { type EncodingName, lineName, openSource, type Source } from '../source/open.js';
+import { workbookSheets } from '../source/workbook.js';
 import type { InStream } from '../deps.js';
 import { askedKind, phoneOf } from '../contacts/asked.js';
 import { emailKeys } from '../contacts/email.js';
@@ -80,54 +81,93 @@ function columnKind(header: string): ColumnKind | undefined {
 }
 
 /** A cell of a loosely named column, as a request when it is written as its kind. */
-function looseRequest(cell: string, line: number, region: string | undefined, kind: 'phone' | 'email'): ErasureRequest[] {
+function looseRequest(cell: string, line: number, region: string | undefined, kind: 'phone' | 'email', sheet: string | undefined): ErasureRequest[] {
   const as = askedKind(cell);
-  return as === kind ? [requestOf(cell, line, region, kind)] : [];
+  return as === kind ? [requestOf(cell, line, region, kind, sheet)] : [];
 }
 
-/** One request as typed: an e-mail, a phone or an id (`as` forces the kind). */
-export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email'): ErasureRequest {
+/** One request as typed: an e-mail, a phone or an id (`as` forces the kind); `sheet`: a workbook's. */
+export function requestOf(text: string, line: number, region: string | undefined, as?: 'id' | 'phone' | 'email', sheet?: string): ErasureRequest {
   const t = text.trim();
   const kind = as ?? askedKind(t);
-  if (kind === 'phone') return { line, text: t, numbers: [phoneOf(t, line, region)], ...(as === undefined && /^\d+$/.test(t) ? { digitsOnly: true as const } : {}) };
+  const at = { line, ...(sheet !== undefined ? { sheet } : {}) };
+  const named = lineName(at);
+  if (kind === 'phone') return { ...at, text: t, numbers: [phoneOf(t, named, region)], ...(as === undefined && /^\d+$/.test(t) ? { digitsOnly: true as const } : {}) };
   if (kind === 'email') {
-    if (t === '') throw new UsageError(`line ${line}: the e-mail is empty`, 'nothing was sent');
-    return { line, text: t, emails: emailKeys(t) };
+    if (t === '') throw new UsageError(`line ${named}: the e-mail is empty`, 'nothing was sent');
+    return { ...at, text: t, emails: emailKeys(t) };
   }
-  if (t === '.' || t === '..') throw new UsageError(`line ${line}: the id "${t}" cannot be sent as a path segment`, 'nothing was sent');
-  return { line, text: t, id: t };
+  if (t === '.' || t === '..') throw new UsageError(`line ${named}: the id "${t}" cannot be sent as a path segment`, 'nothing was sent');
+  return { ...at, text: t, id: t };
+}
+
+export interface RequestFile {
+  /** The file (resolved), or `-` for stdin; `shown`: as the operator named it. */
+  path: string;
+  shown?: string | undefined;
+  stdin: InStream;
+  region: string | undefined;
+  encoding?: EncodingName | undefined;
+  /**
+   * Told the columns of a CSV (or of a workbook's sheet) that are no id, phone or e-mail — a
+   * column the names above do not know (`Record ID`) finds no one, and a person is told rather
+   * than left to believe it was searched.
+   */
+  unread?: ((headers: string[], sheet?: string) => void) | undefined;
+  /** A line for the operator about how the file was read (a hidden worksheet read too). */
+  note?: ((line: string) => void) | undefined;
 }
 
 /**
- * Reads and checks every request of a file (or stdin). `unread`: told the columns of a CSV that are
- * no id, phone or e-mail — a column the names above do not know (`Record ID`) finds no one, and a
- * person is told rather than left to believe it was searched.
+ * Reads and checks every request of a file (or stdin). A workbook is read sheet by sheet, every
+ * one of them — hidden sheets too, said on stderr; empty ones passed over — each with its own
+ * header (or bare lines) through the same reader (source/open.ts), its requests named `Sheet!12`:
+ * a person asked for on the second sheet is searched as on the first. A sheet holding rows but no
+ * request column is refused, naming it, before anything is sent.
  */
-export async function readRequests(o: { path: string; stdin: InStream; region: string | undefined; encoding?: EncodingName | undefined; unread?: (headers: string[]) => void }): Promise<ErasureRequest[]> {
-  const source = await openSource({ path: o.path, stdin: o.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}) });
+export async function readRequests(o: RequestFile): Promise<ErasureRequest[]> {
+  const shown = o.path === '-' ? 'stdin' : (o.shown ?? o.path);
+  const open = (sheet?: string) => openSource({ path: o.path, stdin: o.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(sheet !== undefined ? { sheet } : {}) });
+  const sheets = o.path === '-' ? undefined : await workbookSheets(o.path, shown);
+  const requests: ErasureRequest[] = [];
+  if (sheets === undefined) requests.push(...(await requestsOf(await open(), o)));
+  else {
+    for (const s of sheets) {
+      // An empty sheet holds no request; one that cannot be read is opened, and says why.
+      if (s.header === undefined && s.rows !== undefined) continue;
+      if (s.hidden) o.note?.(`${shown}: reading hidden worksheet "${s.name}" too`);
+      requests.push(...(await requestsOf(await open(s.name), o, { name: s.name, where: `${shown}, worksheet "${s.name}": ` })));
+    }
+  }
+  if (requests.length === 0) throw new UsageError(`${shown} holds no erasure request`, 'one id or phone a line, or a CSV with an id or phone column');
+  return requests;
+}
+
+/** The requests of one CSV or one worksheet (`sheet`: its name, and how a refusal names it), with its own header. */
+async function requestsOf(source: Source, o: RequestFile, sheet?: { name: string; where: string }): Promise<ErasureRequest[]> {
   try {
     const kinds = source.header.map(columnKind);
     const requests: ErasureRequest[] = [];
     if (kinds.every((k) => k === undefined)) {
       if (source.header.filter((h) => h.trim() !== '').length > 1) {
-        throw new UsageError(`no id, phone or e-mail column among: ${someNames(source.header)}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
+        throw new UsageError(`${sheet?.where ?? ''}no id, phone or e-mail column among: ${someNames(source.header)}`, 'name a column id, phone or email, or give one id, phone or e-mail a line; nothing was sent');
       }
       // Bare lines: the "header" is the first request.
-      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region));
+      if ((source.header[0] ?? '').trim() !== '') requests.push(requestOf(source.header[0] as string, source.headerLine ?? 1, o.region, undefined, sheet?.name));
       for await (const row of source.rows) {
         if (row.refused !== undefined) throw new UsageError(`line ${lineName(row)}: ${row.refused}`, 'nothing was sent');
         const text = row.cells.join(source.delimiter).trim();
-        if (text !== '') requests.push({ ...requestOf(text, row.line, o.region), ...(row.sheet !== undefined ? { sheet: row.sheet } : {}) });
+        if (text !== '') requests.push(requestOf(text, row.line, o.region, undefined, row.sheet));
       }
     } else {
       const unread = source.header.filter((h, i) => kinds[i] === undefined && h.trim() !== '');
-      if (unread.length > 0) o.unread?.(unread);
+      if (unread.length > 0) o.unread?.(unread, sheet?.name);
       for await (const row of source.rows) {
         if (row.refused !== undefined) throw new UsageError(`line ${lineName(row)}: ${row.refused}`, 'nothing was sent');
         const given = kinds.flatMap((kind, at) => {
           const cell = (row.cells[at] ?? '').trim();
           if (kind === undefined || cell === '') return [];
-          return typeof kind === 'object' ? looseRequest(cell, row.line, o.region, kind.loose) : [requestOf(cell, row.line, o.region, kind)];
+          return typeof kind === 'object' ? looseRequest(cell, row.line, o.region, kind.loose, row.sheet) : [requestOf(cell, row.line, o.region, kind, row.sheet)];
         });
         if (given.length === 0) throw new UsageError(`line ${lineName(row)}: no id, phone or e-mail`, 'fill it in or remove the line; nothing was sent');
         const id = given.find((g) => g.id !== undefined)?.id;
@@ -141,7 +181,6 @@ export async function readRequests(o: { path: string; stdin: InStream; region: s
         });
       }
     }
-    if (requests.length === 0) throw new UsageError(`${o.path === '-' ? 'stdin' : o.path} holds no erasure request`, 'one id or phone a line, or a CSV with an id or phone column');
     return requests;
   } finally {
     source.close();

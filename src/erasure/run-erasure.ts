@@ -11,13 +11,13 @@
  * callctl wrote that hold the people are named, and with --purge-local cleaned (local-copies.ts).
  */
 import { resolve } from 'node:path';
-import { type FileJobFlags, type JobSource, jobOutcome, openFileJob, runFileJob } from '../bulk/file-job.js';
+import { type FileJobFlags, jobClient, type JobSource, jobOutcome, openFileJob, runFileJob } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { ShownRejects } from '../bulk/rejects.js';
 import { phoneNotes } from '../contacts/asked.js';
 import type { Context } from '../context.js';
 import { someNames } from '../source/headers.js';
-import type { EncodingName } from '../source/open.js';
+import { type EncodingName, lineName } from '../source/open.js';
 import { besideInput, fdOf, isStreamInput, refuseOutputsOverInputs } from '../output/files.js';
 import { regionOf } from '../phone/e164.js';
 import { previewOrRefuse } from './dry-run.js';
@@ -52,8 +52,9 @@ export interface ErasureOptions {
 /** The requests of the command line: a file's, or the one typed. */
 async function requestsOf(ctx: Context, o: ErasureOptions, region: string | undefined): Promise<ErasureRequest[]> {
   if (o.from !== undefined) {
-    const unread = (headers: string[]) => ctx.log.info(`columns not read: ${someNames(headers)} (only id, phone and e-mail columns find people)`);
-    return readRequests({ path: o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from), stdin: ctx.deps.io.stdin, region, encoding: o.encoding, unread });
+    const unread = (headers: string[], sheet?: string) => ctx.log.info(`${sheet !== undefined ? `worksheet "${sheet}": ` : ''}columns not read: ${someNames(headers)} (only id, phone and e-mail columns find people)`);
+    const note = (line: string) => ctx.log.warn(line);
+    return readRequests({ path: o.from === '-' ? '-' : resolve(ctx.deps.cwd, o.from), shown: o.from, stdin: ctx.deps.io.stdin, region, encoding: o.encoding, unread, note });
   }
   return [o.phone !== undefined ? requestOf(o.phone, 1, region, 'phone') : requestOf(o.email ?? '', 1, region, 'email')];
 }
@@ -103,9 +104,8 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const region = regionOf(o.country, settings.country);
   const out = await outputsOf(ctx, o);
   const requests = await requestsOf(ctx, o, region);
-  for (const note of phoneNotes(requests, region, o.from === undefined)) ctx.log.warn(note);
-  const client = await ctx.api();
-  ctx.guardSignals(client, 'while reading the contacts, before any was erased');
+  for (const note of phoneNotes(requests.map((r) => ({ ...r, line: lineName(r) })), region, o.from === undefined)) ctx.log.warn(note);
+  const client = await jobClient(ctx, o.confirm && !o.dryRun, 'while reading the contacts, before any was erased');
   const files = ownCopyFiles(out.configPath);
 
   // One listing of all contacts for every phone and e-mail of the file (and for the people's own

@@ -148,10 +148,13 @@ export async function* pages(client: ApiClient, q: PageQuery): AsyncGenerator<un
       return;
     }
     // A server that ignores `page` would hand the same page back forever: without an envelope that
-    // is the end of what it has; one that said there was more is a list without end.
+    // is the end of what it has; one that said there was more is a list without end, and one that
+    // counts more than was read cannot be shown complete (as an empty page, above).
     const head = JSON.stringify(items[0]);
     if (head === previousFirst) {
       if (said.more === true) throw endless(q.path, `page ${page} is page ${page - 1} again, and the service said there was more`);
+      const total = counted(said);
+      if (total !== undefined && read < total) throw incomplete(q.path, `it counts ${total.toLocaleString('en-US')} items, but page ${page} is page ${page - 1} again after ${read.toLocaleString('en-US')}`);
       return;
     }
     previousFirst = head;

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { createContact } from '../api/contacts.js';
 import type { BulkPlan, BulkRow } from '../bulk/engine.js';
-import { endedAs, endJob, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { endedAs, endJob, jobClient, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import { UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
@@ -91,8 +91,7 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
   // run needs no key; with one, it previews what the import would change.
   const preview = o.dryRun ? settings.keyStorage !== undefined : o.checkExisting || o.existing === 'skip';
   if (o.dryRun && !preview && o.existing === 'skip') ctx.log.warn('--existing skip in a dry run without a key: no contact can be listed, so every valid row counts as new');
-  const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await ctx.api();
-  if (client) ctx.guardSignals(client, 'before its first row');
+  const client: ApiClient | undefined = o.dryRun && !preview ? undefined : await jobClient(ctx, !o.dryRun, 'before its first row');
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(delimiter ? { delimiter } : {}), ...(o.sheet !== undefined ? { sheet: o.sheet, accepts: (header) => sheetMaps(header, maps, o.allowNoPhone) } : {}) });
   ctx.onClose(() => source.close());

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { endedAs, headline, runFileJob } from '../bulk/file-job.js';
+import { endedAs, headline, jobClient, runFileJob } from '../bulk/file-job.js';
 import { journalsDir, openJob } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { CallctlError, EXIT, InterruptedError, RuntimeError, UsageError } from '../errors.js';
@@ -154,8 +154,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     );
   }
 
-  const client = await ctx.api();
-  ctx.guardSignals(client, 'while reading the contacts, before any was changed');
+  const client = await jobClient(ctx, !o.dryRun, 'while reading the contacts, before any was changed');
   // An interrupted import is not resumed while it is being undone: the undo holds its lock too.
   if (!/\.done-\d+\.jsonl$/.test(target.journal)) {
     const lock = takeLock(target.journal.replace(/\.jsonl$/, '.lock'), `the import ${target.id}`, ctx.deps.now);

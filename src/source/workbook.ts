@@ -122,6 +122,30 @@ export async function sheetNames(path: string): Promise<string[] | undefined> {
   return (await openBook(path, kind, path)).sheets.map((s) => s.name);
 }
 
+/**
+ * The sheets of the workbook at `path`, each with its header row and how many rows it holds; undefined
+ * when the file is no workbook (a CSV, or a format refused when read). For a reader that takes
+ * every sheet on its own (erasure requests: erasure/requests.ts).
+ */
+export async function workbookSheets(path: string, shown: string): Promise<SheetSummary[] | undefined> {
+  let kind: FileKind;
+  try {
+    // A pipe or a FIFO is read once, as a stream (open.ts): never looked into here.
+    if (!statSync(path).isFile()) return undefined;
+    kind = fileKind(path, shown);
+  } catch {
+    return undefined; // opening it says why (a format refused, no such file)
+  }
+  if (kind.kind === 'text') return undefined;
+  let book: Book;
+  try {
+    book = await openBook(path, kind, shown);
+  } catch (err) {
+    throw err instanceof UsageError ? err : unreadable(shown, err);
+  }
+  return otherSheets(book);
+}
+
 /** Opens a workbook and reads the header row of the chosen worksheet (or of each, with `--sheet all`). */
 export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
   const size = statSync(o.path).size;
@@ -151,7 +175,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
     return { cells, long };
   };
 
-  type Sheet = { info: SheetInfo; rows: AsyncGenerator<RawRow>; header: string[] | undefined };
+  type Sheet = { info: SheetInfo; rows: AsyncGenerator<RawRow>; header: string[] | undefined; line?: number };
   let current: AsyncGenerator<RawRow> | undefined;
   const next = async (rows: AsyncGenerator<RawRow>) => {
     try {
@@ -177,7 +201,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
       if (cells.some((c) => c.trim() !== '')) {
         const header = cells.map((h) => h.trim());
         while (header.length > 0 && header[header.length - 1] === '') header.pop();
-        return { info, rows, header };
+        return { info, rows, header, line: row.value.number };
       }
     }
   }
@@ -247,6 +271,7 @@ export async function openWorkbook(o: WorkbookOptions): Promise<Source> {
 
   return {
     header,
+    ...(union === undefined && first.line !== undefined ? { headerLine: first.line } : {}),
     delimiter: ',',
     encoding: 'utf8',
     rows: rows(),

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { type Outcome, writeOutcome } from '../api/calls.js';
 import type { BulkPlan } from '../bulk/engine.js';
-import { endedAs, endJob, headline, type JobTally, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
+import { endedAs, endJob, headline, jobClient, type JobTally, openFileJob, runFileJob, tallyOf } from '../bulk/file-job.js';
 import { checkResumable } from '../bulk/job.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -84,8 +84,7 @@ export async function runWriteback(ctx: Context, o: WritebackOptions): Promise<n
     [stdin ? { what: 'stdin, the file of outcomes', fd: fdOf(ctx.deps.io.stdin) } : { what: 'the file of outcomes being read', path }],
     [{ what: o.rejects !== undefined ? '--rejects' : 'the rejects file', path: rejectsPath, shown: o.rejects }, { what: 'stdout', fd: fdOf(ctx.deps.io.stdout) }],
   );
-  const client: ApiClient | undefined = o.dryRun ? undefined : await ctx.api();
-  if (client) ctx.guardSignals(client, 'before its first row');
+  const client: ApiClient | undefined = o.dryRun ? undefined : await jobClient(ctx, true, 'before its first row');
 
   const source = await openSource({ path, stdin: ctx.deps.io.stdin, cwdResolve: (p) => p, ...(o.encoding ? { encoding: o.encoding } : {}), ...(o.delimiter ? { delimiter: o.delimiter } : {}) });
   ctx.onClose(() => source.close());

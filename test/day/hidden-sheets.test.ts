@@ -4,19 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import ExcelJS from 'exceljs';
+import { writeBook as book } from '../helpers/book.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
-
-async function book(file: string, sheets: Array<{ name: string; hidden?: boolean; rows: unknown[][] }>): Promise<string> {
-  const wb = new ExcelJS.Workbook();
-  for (const s of sheets) {
-    const ws = wb.addWorksheet(s.name, s.hidden ? { state: 'hidden' } : {});
-    for (const row of s.rows) ws.addRow(row);
-  }
-  await wb.xlsx.writeFile(file);
-  return file;
-}
 
 const LEADS = [['Name', 'Phone'], ['Ada Byron', '07400 700001'], ['Charles Babbage', '07400 700002']];
 const OLD = [['Name', 'Phone'], ['Test Lead', '07400 799999']];

@@ -60,3 +60,25 @@ test('a listing that never holds still: a request it found no one for is refused
   assert.deepEqual(receipts.map((r) => [r.request, r.id ?? `found ${r.found}`]), [[2, 'c7']]);
   assert.match(readFileSync(`${file}.rejects.csv`, 'utf8'), /found no one in a listing that changed while it was read: not recorded as found 0/);
 });
+
+test('a page handed back again while the envelope counts more is no end of the list: find and an erasure say it could not be read whole, and no "found 0" is written', async (t) => {
+  // 120 contacts, 50 a page whatever is asked, {page, total}; page 2 is page 1 again (a cache, or a
+  // service that ignores `page`): the 111th contact is never shown.
+  const all = Array.from({ length: 120 }, (_, i) => ({ id: `c${i + 1}`, phone: `+44 7400 300${String(i + 1).padStart(3, '0')}` }));
+  const server = await scriptedServer(t, (hit, res) => {
+    const url = new URL(hit.url, 'http://x');
+    if (hit.method === 'GET' && url.pathname.endsWith('/contacts')) return json(res, 200, { data: all.slice(0, 50), pagination: { page: Number(url.searchParams.get('page')), total: 120 } });
+    json(res, 404, { error: { message: 'no route' } });
+  });
+  const dir = tempDir(t);
+  const env = { CALLCTL_BASE_URL: server.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) };
+  const find = await runMain(['contacts', 'find', '--phone', '+44 7400 300111'], { env, cwd: dir });
+  assert.equal(find.code, 1, find.stderr);
+  assert.match(find.stderr, /callctl: \/contacts could not be read whole: it counts 120 items, but page 2 is page 1 again after 50/);
+  assert.doesNotMatch(find.stdout + find.stderr, /0 contacts of/);
+
+  const rm = await runMain(['contacts', 'rm', '--phone', '+44 7400 300111', '--confirm', '--receipts', join(dir, 'r.jsonl')], { env, cwd: dir });
+  assert.equal(rm.code, 1, rm.stderr);
+  assert.match(rm.stderr, /could not be read whole/);
+  assert.ok(!existsSync(join(dir, 'r.jsonl')), 'no receipt at all');
+});

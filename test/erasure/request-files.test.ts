@@ -3,12 +3,14 @@
 // extension or two numbers, files in Windows-1252 or UTF-16 — each finds every record of the person.
 // A person asked for on several lines is erased once and every line's receipt says so (none says
 // "found 0", which would tell the person there was no record of them), and each receipt names
-// the line of the file the request is on, blank lines before it counted.
+// the line of the file the request is on, blank lines before it counted. A workbook of requests
+// is read sheet by sheet: every sheet's requests are searched, each named `Sheet!line`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
+import { writeBook as book } from '../helpers/book.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { envFor, sandboxRequest, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -99,4 +101,40 @@ test('a person asked for on several lines is erased once, and every line gets th
   assert.deepEqual(byLine(4), [intl]);
   const at = new Map(receipts.map((x) => [x.id, x.at]));
   for (const x of receipts) assert.equal(x.at, at.get(x.id), 'the time the contact was erased');
+});
+
+test('a workbook of requests is read sheet by sheet: the second sheet\'s person is found and erased too, each receipt names its sheet; a sheet that names no request column is refused before anything is sent', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
+  const env = envFor(sb, t);
+  const dir = tempDir(t);
+  const ada = await contact(sb, { firstName: 'Ada', phone: '+44 7400 120001' });
+  const bea = await contact(sb, { firstName: 'Bea', email: 'bea@example.com' });
+  const cai = await contact(sb, { firstName: 'Cai', phone: '+44 7400 120003' });
+  const bystander = await contact(sb, { firstName: 'Bystander', phone: '+44 7400 120009' });
+  const kept = sb.contacts().map((c) => c.id).filter((id) => ![ada, bea, cai].includes(id)); // the bystander, and the seed's
+  assert.ok(kept.includes(bystander));
+  // January's requests by phone; February's by e-mail, and a hidden sheet of bare lines; an empty sheet.
+  const file = await book(join(dir, 'requests.xlsx'), [
+    { name: 'Jan', rows: [['Phone'], ['+44 7400 120001']] },
+    { name: 'Feb', rows: [['Name', 'E-mail'], ['Bea', 'BEA@example.com']] },
+    { name: 'Empty', rows: [] },
+    { name: 'Late', hidden: true, rows: [['+44 7400 120003']] },
+  ]);
+  const dry = await runCli(['contacts', 'rm', '--from', file, '--dry-run', '--json'], { env });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(JSON.parse(dry.stdout).wouldErase.map((w: { id: string }) => w.id).sort(), [ada, bea, cai].sort());
+  assert.match(dry.stderr, /requests\.xlsx: reading hidden worksheet "Late" too/);
+
+  const r = await runCli(['contacts', 'rm', '--from', file, '--confirm', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual([JSON.parse(r.stdout).requests, JSON.parse(r.stdout).erased], [3, 3]);
+  // Receipts are written as the DELETEs are answered, in any order.
+  assert.deepEqual(receiptsOf(`${file}.erasures.jsonl`).map((x) => [x.request, x.id]).sort(), [['Feb!2', bea], ['Jan!2', ada], ['Late!1', cai]]);
+  assert.deepEqual(sb.contacts().map((c) => c.id), kept);
+
+  const notes = await book(join(dir, 'with-notes.xlsx'), [{ name: 'Jan', rows: [['Phone'], ['+44 7400 120009']] }, { name: 'Notes', rows: [['Remark', 'Date'], ['called back', '2024-03-01']] }]);
+  const refused = await runCli(['contacts', 'rm', '--from', notes, '--confirm'], { env });
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^callctl: .*with-notes\.xlsx, worksheet "Notes": no id, phone or e-mail column among: Remark, Date \(/m);
+  assert.deepEqual(sb.contacts().map((c) => c.id), kept, 'nothing sent');
 });

@@ -87,7 +87,7 @@ Examples:
     .addOption(new Option('--confirm', 'required: confirms the irreversible erasure'))
     .option('--phone <number>', 'erase every contact with this number, compared by its digits as contacts find --phone (national-format twins and invalid numbers included)')
     .option('--email <address>', 'erase every contact with this e-mail (case and surrounding spaces ignored)')
-    .option('--from <file>', 'a file of erasure requests: an id, phone or e-mail a line, or a CSV with id, phone or e-mail columns (- for stdin)')
+    .option('--from <file>', 'a file of erasure requests: an id, phone or e-mail a line, or a CSV or workbook (every sheet) with id, phone or e-mail columns (- for stdin)')
     .option('--country <CC>', 'region for national-format phones (default: the profile\'s country)')
     .option('--dry-run', 'resolve exactly as the real run and print what would be erased, and which of your own files hold them; send no DELETE')
     .option('--receipts <path>', 'append-only JSON lines, one per contact erased (default <file>.erasures.jsonl, or erasures/<date>.jsonl in the config folder)')
