@@ -113,6 +113,8 @@ export class ApiClient {
   private lastNotice = { line: '', at: 0 };
   /** A bulk job: patient retries, told by its progress line rather than a line per retry. */
   private bulk = false;
+  /** A bulk job's progress line tells its retries (forBulkJob). */
+  private progressTells = false;
   /** Answers in a row that were not the API's. */
   private notApiStreak = 0;
   /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
@@ -143,9 +145,14 @@ export class ApiClient {
     this.random = opts.random ?? Math.random;
   }
 
-  /** Turns this client into a bulk job's: patient retries (no one-shot deadline), an outage told by the progress line. */
-  forBulkJob(): void {
+  /**
+   * Turns this client into a bulk job's: patient retries (no one-shot deadline). `progress`: its
+   * rows are under way, and their progress line tells an outage; before (the reads a job makes
+   * first, src/bulk/file-job.ts jobClient) each retry is said on stderr as a one-shot command's.
+   */
+  forBulkJob(o: { progress?: boolean } = {}): void {
     this.bulk = true;
+    if (o.progress) this.progressTells = true;
   }
 
   /** Ends every wait now and every later one at once (Ctrl-C): requests on the wire still finish. */
@@ -346,7 +353,7 @@ export class ApiClient {
   private retryNotice(req: ApiRequest, reason: string, next: number, most: number): void {
     const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next > most ? `attempt ${next}, waiting out the outage` : `${next}/${most}`})…`;
     const now = this.opts.now();
-    if (this.bulk || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
+    if (this.progressTells || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
     this.lastNotice = { line, at: now };
     this.opts.log.info(line);
   }

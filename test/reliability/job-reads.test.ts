@@ -58,6 +58,8 @@ test('erasure --from: the listing it resolves with, its first page never answere
   const r = await runCli(['--timeout', '300', 'contacts', 'rm', '--from', file, '--confirm', '--json'], { env });
   assert.equal(held(), 1, 'the first page was held');
   assert.equal(r.code, 0, r.stderr);
+  // Before its rows there is no progress line yet: the retry is said, as a one-shot command's is.
+  assert.match(r.stderr, /^callctl: timed out on GET \/contacts; retrying \(2\/6\)…$/m);
   assert.equal(JSON.parse(r.stdout).erased, 1);
   assert.deepEqual(sb.contacts().map((c) => c.id), others);
 });
