@@ -81,15 +81,20 @@ async function heldPostSandbox(t: Parameters<typeof startTestSandbox>[0], n: num
   return { sb, release, held: () => held };
 }
 
-test('kill -9 with a POST on the wire that the service then stores: the undo finds it by its phone and erases it — the service as before', async (t) => {
+/** An import of 40 rows killed -9 with its 12th POST held on the wire (released by `release`); the service's state before it. */
+async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0]) {
   const { sb, release, held } = await heldPostSandbox(t, 12);
   const before = state(sb);
   const env = envFor(sb, t);
-  const file = writeLeads(tempDir(t), 40);
-  const run = startCli(['--concurrency', '1', 'import', file], { env });
+  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40)], { env });
   await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
   run.child.kill('SIGKILL');
   assert.equal((await run.result).signal, 'SIGKILL');
+  return { sb, release, before, env };
+}
+
+test('kill -9 with a POST on the wire that the service then stores: the undo finds it by its phone and erases it — the service as before', async (t) => {
+  const { sb, release, before, env } = await killedWithPostOnTheWire(t);
   release();
   await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
 
@@ -100,14 +105,7 @@ test('kill -9 with a POST on the wire that the service then stores: the undo fin
 });
 
 test('kill -9 with a POST on the wire that the service never stores, then someone else stores that phone: the undo keeps and names their contact — created after the send, but not what the row sent', async (t) => {
-  const { sb, held } = await heldPostSandbox(t, 12); // the 12th POST is never answered nor stored
-  const before = state(sb);
-  const env = envFor(sb, t);
-  const file = writeLeads(tempDir(t), 40);
-  const run = startCli(['--concurrency', '1', 'import', file], { env });
-  await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
-  run.child.kill('SIGKILL');
-  assert.equal((await run.result).signal, 'SIGKILL');
+  const { sb, before, env } = await killedWithPostOnTheWire(t); // the 12th POST is never answered nor stored
   const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Someone', lastName: 'Else', phone: leadPhone(11) } });
   assert.equal(other.status, 201);
   const theirs = (other.body as { id: string }).id;
