@@ -67,7 +67,8 @@ export function numberedColumn(header: string): { kind: 'phone' | 'email'; n: nu
  */
 export function vcardColumn(header: string): { kind: 'phone'; type: PhoneType } | { kind: 'email'; type: EmailType } | undefined {
   const m = /^(?:item\d+\.)?(tel|email)((?:;[^;]*)*)$/i.exec(header.trim());
-  if (!m) return undefined;
+  // A bare `Tel` or `Email` is a plain column, typed by its name (main, plain), not a vCard's untyped `TEL`.
+  if (!m || (m[2] === '' && !/^item\d+\./i.test(header.trim()))) return undefined;
   const params = new Set(
     (m[2] ?? '')
       .split(';')

@@ -87,3 +87,14 @@ test('work before home whatever the columns\' order; every phone invalid: reject
   const mapped = await runCli(['import', file, '--country', 'GB', '--dry-run', '--format', 'ndjson', '--map', 'Home Phone=phone', '--rejects', join(dir, 'r2.csv')], { env: { CALLCTL_CONFIG_DIR: tempDir(t) } });
   assert.deepEqual(mapped.stdout.trim().split('\n').map((l) => JSON.parse(l).phone), ['+442079461601', '+442079461501']);
 });
+
+test("a plain `Tel` and `Email` column are main and plain by their names, not a vCard's untyped TEL and EMAIL: they beat `Other Phone` and `Other Email` before them", async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'plain.csv');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, 'Name,Other Email,Email,Other Phone,Tel\nPlain Wins,other@example.com,plain@example.com,+44 20 7946 1701,+44 20 7946 1702\n');
+  const r = await runCli(['import', file, '--country', 'GB', '--dry-run', '--format', 'ndjson'], { env: { CALLCTL_CONFIG_DIR: tempDir(t) } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { firstName: 'Plain', lastName: 'Wins', email: 'plain@example.com', phone: '+442079461702' });
+  assert.match(r.stderr, /Email → email, Other Phone → phone \(other\), Tel → phone \(main\)/);
+});
