@@ -1,9 +1,9 @@
 /**
  * What a contact export says about each of a row's phones and e-mails: its type, from the column's
  * name (Outlook's `Mobile Phone`, `Business Fax`; Thunderbird's `Mobile Number`; HubSpot's `Mobile
- * Phone Number`, `WhatsApp Phone Number`, `Private e-mail address`; Atmail's `Home Mobile`), from a
- * type column beside it (Google's `Phone 1 - Type` or `Phone 1 - Label` for `Phone 1 - Value`), or
- * from a vCard property written as a header (`TEL;TYPE=CELL`, `EMAIL;TYPE=INTERNET,WORK`), as the
+ * Phone Number`, `WhatsApp Phone Number`, `Private e-mail address`; Atmail's `Home Mobile`;
+ * Pipedrive's `Person - Phone - Mobile`, `Person - Email - Work`), from a type column beside it
+ * (Google's `Phone 1 - Type` or `Phone 1 - Label` for `Phone 1 - Value`), or from a vCard property written as a header (`TEL;TYPE=CELL`, `EMAIL;TYPE=INTERNET,WORK`), as the
  * exports write them (roundcube's csv2vcard maps and test exports: gmail.csv, outlook.csv,
  * tb_plain.csv). The phone sent is chosen by these types (choice.ts, docs/commands/import.md "Which phone, which e-mail").
  */
@@ -21,25 +21,25 @@ const PHONE_NAMES: Record<string, PhoneType> = {};
 const phoneNames = (type: PhoneType, names: string[]) => names.forEach((n) => (PHONE_NAMES[n] = type));
 phoneNames('mobile', [
   'mobile', 'mobilephone', 'mobilenumber', 'mobileno', 'cell', 'cellphone', 'cellular', 'cellno', 'cellnumber', 'mobilephonenumber', 'phonemobile', 'portable', 'handy',
-  'homemobile', 'workmobile', 'businessmobile', 'personalmobile', 'whatsapp', 'whatsappnumber', 'whatsappphone', 'whatsappphonenumber', 'telmobile', 'mobiletelephone',
+  'homemobile', 'workmobile', 'businessmobile', 'personalmobile', 'whatsapp', 'whatsappnumber', 'whatsappphone', 'whatsappphonenumber', 'telmobile', 'mobiletelephone', 'personphonemobile',
 ]);
-phoneNames('work', ['businessphone', 'businessphone2', 'workphone', 'phonework', 'officephone', 'directphone', 'directline', 'workphonenumber', 'businessphonenumber', 'telwork']);
-phoneNames('home', ['homephone', 'homephone2', 'phonehome', 'privatephone', 'personalphone', 'homephonenumber', 'telhome']);
+phoneNames('work', ['businessphone', 'businessphone2', 'workphone', 'phonework', 'officephone', 'directphone', 'directline', 'workphonenumber', 'businessphonenumber', 'telwork', 'personphonework']);
+phoneNames('home', ['homephone', 'homephone2', 'phonehome', 'privatephone', 'personalphone', 'homephonenumber', 'telhome', 'personphonehome']);
 phoneNames('main', [
   'phone', 'phonenumber', 'telephone', 'telephonenumber', 'telephoneno', 'tel', 'telno', 'phoneno', 'primaryphone', 'phonemain', 'mainphone', 'companymainphone', 'contactnumber',
   'contactno', 'number', 'personphone', 'contactphone', 'landline', 'téléphone', 'telefon', 'telefono',
 ]);
-phoneNames('other', ['otherphone', 'phoneother', 'assistantsphone', "assistant'sphone", 'callback', 'carphone', 'radiophone', 'isdn', 'ttytddphone', 'googlevoice']);
+phoneNames('other', ['otherphone', 'phoneother', 'assistantsphone', "assistant'sphone", 'callback', 'carphone', 'radiophone', 'isdn', 'ttytddphone', 'googlevoice', 'personphoneother']);
 phoneNames('fax', ['fax', 'faxnumber', 'businessfax', 'homefax', 'otherfax', 'workfax', 'faxwork', 'faxhome', 'faxphone', 'telefax']);
 phoneNames('pager', ['pager', 'pagernumber', 'pagerphone', 'beeper']);
 
 /** E-mail columns by name. */
 const EMAIL_NAMES: Record<string, EmailType> = {};
 const emailNames = (type: EmailType, names: string[]) => names.forEach((n) => (EMAIL_NAMES[n] = type));
-emailNames('home', ['homeemail', 'emailhome', 'personalemail', 'personalemailaddress', 'homeemailaddress']);
-emailNames('work', ['workemail', 'emailwork', 'businessemail', 'businessemailaddress', 'workemailaddress', 'officeemail']);
+emailNames('home', ['homeemail', 'emailhome', 'personalemail', 'personalemailaddress', 'homeemailaddress', 'personemailhome']);
+emailNames('work', ['workemail', 'emailwork', 'businessemail', 'businessemailaddress', 'workemailaddress', 'officeemail', 'personemailwork']);
 emailNames('plain', ['email', 'emailaddress', 'e-mail', 'mail', 'primaryemail', 'emailaddress2', 'email2address', 'email3address', 'secondaryemail', 'email1', 'email2', 'email3', 'personemail', 'contactemail', 'courriel']);
-emailNames('other', ['otheremail', 'emailother', 'additionalemailaddresses', 'additionalemails', 'alternateemail', 'alternativeemail']);
+emailNames('other', ['otheremail', 'emailother', 'additionalemailaddresses', 'additionalemails', 'alternateemail', 'alternativeemail', 'personemailother']);
 emailNames('private', ['privateemailaddress', 'privateemail']);
 
 /** The type of a phone column by its name; undefined when the name says no phone. */

@@ -38,14 +38,16 @@ export function normalizeHeader(h: string): string {
  *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
  * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
  *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
- * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note.
+ * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note; its
+ *   newer export one column a label: Person - First name, Person - Last name, Person - Phone - Work
+ *   / Home / Mobile / Other, Person - Email - Work / Home / Other (typed: src/import/column-types.ts).
  * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
  *   (Close's lead_name is the company, so it is not taken for the person's name).
  * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.
  */
 const ALIASES: Record<HeaderTarget, string[]> = {
-  firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname'],
-  lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname'],
+  firstName: ['firstname', 'first', 'givenname', 'forename', 'prenom', 'prénom', 'vorname', 'nombre', 'contactfirstname', 'leadfirstname', 'personfirstname'],
+  lastName: ['lastname', 'last', 'surname', 'familyname', 'nom', 'nachname', 'apellido', 'contactlastname', 'leadlastname', 'personlastname'],
   fullName: ['name', 'fullname', 'contactname', 'displayname', 'personname', 'leadname', 'contact', 'fn'],
   email: [
     'email', 'emailaddress', 'e-mail', 'email1value', 'email1', 'primaryemail', 'workemail', 'email2value', 'emailaddress2', 'email2address', 'email3address',

@@ -69,3 +69,22 @@ test("a Close export: the person is contact_name, not the company's lead_name", 
   assert.deepEqual([lucius?.firstName, lucius?.lastName, lucius?.email, lucius?.phone, lucius?.status], ['Lucius', 'Fox', 'lucius@example.com', '+12125550131', 'Potential']);
   assert.match(r.stderr, /lead_name \(a second fullName column\)/);
 });
+
+test("Pipedrive's newer export, a column per label: its Mobile before its Work phone, its Home e-mail before its Work one, its first and last name — not refused as having no phone column", async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  const file = join(dir, 'people.csv');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(
+    file,
+    'Person - ID,Person - First name,Person - Last name,Person - Email - Work,Person - Email - Home,Person - Phone - Work,Person - Phone - Home,Person - Phone - Mobile,Person - Phone - Other\n' +
+      '7,Ines,Duarte,ines@work.example,ines@home.example,+1 212 555 0141,,+1 212 555 0142,\n' +
+      '8,Omar,Haddad,,omar@home.example,,+1 212 555 0153,,+1 212 555 0154\n',
+  );
+  const r = await runCli(['import', file, '--json'], { env: envFor(sb, t), cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const byName = new Map(sb.contacts().map((c) => [c.firstName, c]));
+  assert.deepEqual([byName.get('Ines')?.lastName, byName.get('Ines')?.phone, byName.get('Ines')?.email], ['Duarte', '+12125550142', 'ines@home.example']);
+  assert.deepEqual([byName.get('Omar')?.phone, byName.get('Omar')?.email], ['+12125550153', 'omar@home.example']);
+  assert.deepEqual(JSON.parse(r.stdout).phoneFrom, { 'Person - Phone - Mobile': 1, 'Person - Phone - Home': 1 });
+});
