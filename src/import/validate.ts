@@ -143,21 +143,21 @@ export function checkRow(cells: string[], mapping: Mapping, o: CheckOptions, pho
   phone = chosen.result;
   const where = chosen.where;
   body.phone = phone.e164;
-  const others = all.filter((c) => c !== chosen.c && digitsOf(c.text).length >= 6 && digitsOf(c.text) !== digitsOf(chosen.c.text));
-  if (o.keepOtherPhones && others.length > 0) {
-    // The numbers not sent, in E.164 when they read as one, else as written, each with its type.
-    const kept = new Set([phone.e164]);
-    const listed: string[] = [];
-    for (const c of others) {
-      const r = toE164(c.text, regionAt(c)?.region ?? o.region);
-      const shown = r.ok ? r.e164 : c.text;
-      if (kept.has(shown)) continue;
-      kept.add(shown);
-      listed.push(`${shown} (${c.label})`);
-    }
-    if (listed.length > 0) body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\nOther phones: ${listed.join(', ')}` : `Other phones: ${listed.join(', ')}`;
+  // The numbers not sent, in E.164 when they read as one, else as written, each with its type: the
+  // sent number written another way (Outlook's `Primary Phone` 07400… beside `Mobile Phone` +44 7400…)
+  // is no other number, neither counted nor noted.
+  const kept = new Set([phone.e164]);
+  const listed: string[] = [];
+  for (const c of all) {
+    if (c === chosen.c || digitsOf(c.text).length < 6 || digitsOf(c.text) === digitsOf(chosen.c.text)) continue;
+    const r = toE164(c.text, regionAt(c)?.region ?? o.region);
+    const shown = r.ok ? r.e164 : c.text;
+    if (kept.has(shown)) continue;
+    kept.add(shown);
+    listed.push(`${shown} (${c.label})`);
   }
-  const seen = { phone: { column: chosen.c.column.name, ...(chosen.c !== first?.c ? { insteadOf: (first as { c: Candidate<PhoneType> }).c.column.name } : {}), others: others.length > 0 }, ...(emailSeen ? { email: emailSeen } : {}) };
+  if (o.keepOtherPhones && listed.length > 0) body.notes = typeof body.notes === 'string' && body.notes !== '' ? `${body.notes}\nOther phones: ${listed.join(', ')}` : `Other phones: ${listed.join(', ')}`;
+  const seen = { phone: { column: chosen.c.column.name, ...(chosen.c !== first?.c ? { insteadOf: (first as { c: Candidate<PhoneType> }).c.column.name } : {}), others: listed.length > 0 }, ...(emailSeen ? { email: emailSeen } : {}) };
   // The API has no field for an extension: it is kept in the notes rather than lost (docs/commands/import.md).
   if (phone.ext !== undefined) {
     const note = `Phone extension: ${phone.ext}`;

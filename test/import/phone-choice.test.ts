@@ -98,3 +98,21 @@ test("a plain `Tel` and `Email` column are main and plain by their names, not a 
   assert.deepEqual(JSON.parse(r.stdout), { firstName: 'Plain', lastName: 'Wins', email: 'plain@example.com', phone: '+442079461702' });
   assert.match(r.stderr, /Email → email, Other Phone → phone \(other\), Tel → phone \(main\)/);
 });
+
+test('the sent number written again another way (Primary Phone 07400… beside Mobile Phone +44 7400…) is no other number: not counted, not noted', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  const file = join(dir, 'outlook.csv');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, 'First Name,Mobile Phone,Primary Phone,Home Phone\nSame,+44 7400 501801,07400 501801,\nTwo,+44 7400 501802,07400 501802,020 7946 1802\n');
+  const env = envFor(sb, t);
+  const preview = await runCli(['import', file, '--country', 'GB', '--dry-run', '--keep-other-phones'], { env });
+  assert.equal(preview.code, 0, preview.stderr);
+  assert.match(preview.stderr, /\n {14}1 row had other numbers: added to the notes \(--keep-other-phones\)\n/);
+  const r = await runCli(['import', file, '--country', 'GB', '--keep-other-phones', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).otherPhones, 1);
+  const byName = new Map(sb.contacts().map((c) => [c.firstName, c]));
+  assert.deepEqual([byName.get('Same')?.phone, byName.get('Same')?.notes], ['+447400501801', undefined]);
+  assert.deepEqual([byName.get('Two')?.phone, byName.get('Two')?.notes], ['+447400501802', 'Other phones: +442079461802 (Home Phone)']);
+});
