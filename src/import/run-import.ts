@@ -191,12 +191,18 @@ export async function runImport(ctx: Context, o: ImportOptions): Promise<number>
 
 /**
  * A header that maps no phone: whether one of the next rows would (a title, a date or a blank-looking
- * row above the real header, as exports and reports put there). Read only to word the refusal.
+ * row above the real header, as exports and reports put there), or is a header of no phone wider than
+ * the one read (LinkedIn's Connections.csv puts a `Notes:` line and a paragraph above `First Name,
+ * Last Name, URL, Email Address…`: --allow-no-phone would read `Notes:` as the header). Read only to
+ * word the refusal.
  */
 async function headerBelow(source: Source, maps: Map<string, Target | null>): Promise<Row | undefined> {
   let n = 0;
   for await (const row of source.rows) {
-    if (row.refused === undefined && buildMapping(row.cells.map((c) => c.trim()), maps).phones.length > 0) return row;
+    const cells = row.cells.map((c) => c.trim());
+    const m = row.refused === undefined ? buildMapping(cells, maps) : undefined;
+    const fields = m ? m.phones.length + m.emails.length + m.columns.length + m.addresses.length : 0;
+    if (m && (m.phones.length > 0 || (fields >= 2 && cells.filter((c) => c !== '').length > source.header.length))) return row;
     if (++n >= HEADER_SEARCH_ROWS) break;
   }
   return undefined;

@@ -35,3 +35,18 @@ test('a title above the header (a merged cell in .xlsx, a line in CSV): exit 2 n
   }
   assert.equal(sb.stats().requests, 0);
 });
+
+test("LinkedIn's Connections.csv, a Notes: line and a paragraph above its header: the refusal names the header below, not --allow-no-phone (which would send the paragraph as a contact)", async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  const csv = join(dir, 'Connections.csv');
+  writeFileSync(
+    csv,
+    'Notes:\n"When exporting your connection data, you may notice that some of the email addresses are missing. You will only see email addresses for connections who have allowed their connections to see or download their email address using this setting https://www.linkedin.com/psettings/privacy/email. You can learn more here https://www.linkedin.com/help/linkedin/answer/261"\n\n' +
+      'First Name,Last Name,URL,Email Address,Company,Position,Connected On\nAda,Byron,https://www.linkedin.com/in/ada-example,ada@example.com,Engines Ltd,Analyst,15 Mar 2024\n',
+  );
+  const r = await runCli(['import', csv], { env: envFor(sb, t) });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, 'callctl: no phone column among: Notes: (the first non-empty row is the header; line 4 (First Name, Last Name, URL, Email Address, Company, Position, Connected On) looks like it: delete the rows above it, then import again)\n');
+  assert.equal(sb.stats().requests, 0);
+});
