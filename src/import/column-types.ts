@@ -29,7 +29,7 @@ phoneNames('main', [
   'phone', 'phonenumber', 'telephone', 'telephonenumber', 'telephoneno', 'tel', 'telno', 'phoneno', 'primaryphone', 'phonemain', 'mainphone', 'companymainphone', 'contactnumber',
   'contactno', 'number', 'personphone', 'contactphone', 'landline', 'téléphone', 'telefon', 'telefono',
 ]);
-phoneNames('other', ['otherphone', 'phoneother', 'assistantsphone', "assistant'sphone", 'callback', 'carphone', 'radiophone', 'isdn', 'ttytddphone', 'googlevoice', 'personphoneother']);
+phoneNames('other', ['otherphone', 'phoneother', 'assistantsphone', "assistant'sphone", 'assistantphone', 'asstphone', 'callback', 'carphone', 'radiophone', 'isdn', 'ttytddphone', 'googlevoice', 'personphoneother']);
 phoneNames('fax', ['fax', 'faxnumber', 'businessfax', 'homefax', 'otherfax', 'workfax', 'faxwork', 'faxhome', 'faxphone', 'telefax']);
 phoneNames('pager', ['pager', 'pagernumber', 'pagerphone', 'beeper']);
 

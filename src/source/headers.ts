@@ -34,9 +34,9 @@ export function normalizeHeader(h: string): string {
  *   Home Mobile, Work Mobile; a vCard converted to CSV: FN (its fax, pager and typed columns:
  *   src/import/column-types.ts).
  * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
- *   HomePhone, OtherPhone, Description, Status, Mailing/Other/Billing Street, City, State,
+ *   HomePhone, OtherPhone, AssistantPhone, Description, Status, Mailing/Other/Billing Street, City, State,
  *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
- * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Street, City, State,
+ * - Zoho CRM: First Name, Last Name, Email, Secondary Email, Phone, Mobile, Asst Phone, Street, City, State,
  *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
  * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note; its
  *   newer export one column a label: Person - First name, Person - Last name, Person - Phone - Work

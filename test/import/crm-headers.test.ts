@@ -88,3 +88,16 @@ test("Pipedrive's newer export, a column per label: its Mobile before its Work p
   assert.deepEqual([byName.get('Omar')?.phone, byName.get('Omar')?.email], ['+12125550153', 'omar@home.example']);
   assert.deepEqual(JSON.parse(r.stdout).phoneFrom, { 'Person - Phone - Mobile': 1, 'Person - Phone - Home': 1 });
 });
+
+test("Salesforce's AssistantPhone and Zoho's Asst Phone are phones of type other: sent before the contact's Fax", async (t) => {
+  const dir = tempDir(t);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(dir, 'sf.csv'), 'FirstName,LastName,Phone,MobilePhone,AssistantPhone,Fax\nAlma,Reyes,,,+1 212 555 0161,+1 212 555 0162\n');
+  writeFileSync(join(dir, 'zoho.csv'), 'First Name,Last Name,Phone,Mobile,Asst Phone,Fax\nBeto,Cruz,,,+1 212 555 0171,+1 212 555 0172\n');
+  for (const [name, phone] of [['sf.csv', '+12125550161'], ['zoho.csv', '+12125550171']] as const) {
+    const r = await runCli(['import', join(dir, name), '--dry-run', '--format', 'ndjson', '--rejects', join(dir, `${name}.r.csv`)], { env: { CALLCTL_CONFIG_DIR: tempDir(t) } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).phone, phone, name);
+    assert.doesNotMatch(r.stderr, /ignoring columns/, name);
+  }
+});
