@@ -165,7 +165,11 @@ export function preparePhone(input: string, region: string | undefined): Prepare
   // Spreadsheets turn +44… into 44… or ="+44…"; a leading 00 is the international prefix in most regions.
   // A number copied from a contact card or a web page carries invisible format characters (direction
   // marks around it, a zero-width space): before a + they hide that the number is international.
-  let text = input.replace(/\p{Cf}/gu, '').trim().replace(/^="?|"$/g, '');
+  // Full-width forms (a Japanese or Chinese keyboard's ＋４４, its ideographic space) are read as
+  // the ASCII ones: libphonenumber reads full-width digits, but not a full-width + as international.
+  let text = input.replace(/\p{Cf}/gu, '');
+  if (/[\uff01-\uff5e\u3000]/.test(text)) text = text.normalize('NFKC');
+  text = text.trim().replace(/^="?|"$/g, '');
   const scientific = expandScientific(text);
   if (scientific !== undefined) {
     if ('lost' in scientific) return { lost: true };
@@ -194,7 +198,8 @@ function parse(input: string, region: string | undefined): PhoneResult {
   if ('lost' in prepared) return { ok: false, reason: `phone "${input.trim()}": ${EXCEL_ROUNDED}` };
   const { text, ext } = prepared;
   const country = region ? (region.toUpperCase() as CountryCode) : undefined;
-  if (!text.startsWith('+') && !country) {
+  // International when a + comes before any digit (`+44…`, `Mobile: +44…`, as libphonenumber reads it).
+  if (!/^[^\d+]*\+/.test(text) && !country) {
     return { ok: false, reason: `phone "${input.trim()}" is in national format and no region is set (use --country)`, national: true };
   }
   try {

@@ -20,3 +20,14 @@ test('a phone wrapped in direction marks or holding a zero-width space is import
   assert.deepEqual([s.created, s.rejected], [2, 0]);
   assert.deepEqual(sb.contacts().map((c) => [c.firstName, c.phone]).sort(), [['Ada', '+447911123456'], ['Bo', '+447911123457']]);
 });
+
+test('a number typed in full-width forms (＋４４, an ideographic space) or after a label (Mobile: +44…) is international without --country, not refused as national', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0 });
+  const dir = tempDir(t);
+  const file = join(dir, 'typed.csv');
+  writeFileSync(file, 'firstName,phone\nAoi,＋４４\u3000７９１１\u3000１２３４５８\nBo,Mobile: +44 7911 123459\nCy,0044 7911 123460\n');
+  const r = await runCli(['import', file, '--json'], { env: envFor(sb, t) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual([JSON.parse(r.stdout).created, JSON.parse(r.stdout).rejected], [3, 0]);
+  assert.deepEqual(sb.contacts().map((c) => [c.firstName, c.phone]).sort(), [['Aoi', '+447911123458'], ['Bo', '+447911123459'], ['Cy', '+447911123460']]);
+});
