@@ -87,6 +87,26 @@ function earlierUndos(dir: string, importId: string): { done: Map<string, string
   return { done, erasing, by };
 }
 
+/**
+ * The contacts other imports of the same account created — their POST answered 201 for that very
+ * contact, not a match judged created — contact id → that import's id. A contact the service
+ * answered as created to another request is not what a lost send of this import stored: with the
+ * phone already held, the service would have matched it (the abandoned run of a --restart, or an
+ * import of an overlapping file, whose row is then created by the other).
+ */
+function createdByOthers(dir: string, target: JobRecord): Map<string, string> {
+  const by = new Map<string, string>();
+  for (const job of readJobs(dir)) {
+    if (job.kind !== 'import' || job.id === target.id || job.dryRun || job.baseUrl !== target.baseUrl || job.key !== target.key) continue;
+    const p = readJournal(job);
+    for (const [r, status] of p.rows) {
+      const d = p.data.get(r);
+      if (status === 'created' && d !== undefined && d.own !== true && typeof d.id === 'string') by.set(d.id, job.id);
+    }
+  }
+  return by;
+}
+
 export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const started = ctx.deps.now();
   const settings = await ctx.settings();
@@ -207,6 +227,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     includeChanged: o.includeChanged,
     includeUncertain: o.includeUncertain === true,
     inFlight: found,
+    createdByOthers: found !== undefined ? createdByOthers(dir, target) : undefined,
     dryRun: o.dryRun,
     journal: files.journal,
     earlier: files.earlier,

@@ -108,6 +108,8 @@ export interface UndoPlanInput {
   onKept(e: Effect, what: string): void;
   /** The contacts holding each phone of the rows sent without a journaled answer (in-flight.ts). */
   inFlight?: Map<string, string[]> | undefined;
+  /** Contacts other imports of the account created, answered 201 (run-undo.ts): id → that import. */
+  createdByOthers?: Map<string, string> | undefined;
 }
 
 export interface UndoTally {
@@ -195,6 +197,11 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     let did: Did = 'notStored';
     for (const id of o.inFlight?.get(e.p) ?? []) {
       const one = { ...e, id } as unknown as Effect;
+      const creator = o.createdByOthers?.get(id);
+      if (creator !== undefined) {
+        o.onKept(one, `holds the row's phone, but import ${creator} created it (the service answered its POST as a new contact): not what this row's send stored`);
+        continue;
+      }
       let res;
       try {
         res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${id}`, signal });

@@ -117,6 +117,26 @@ test('kill -9 with a POST on the wire that the service never stores, then someon
   assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
 });
 
+test('kill -9 with a POST on the wire that the service never stores, then --restart creates that row: the undo of the abandoned run keeps the contact the restart created, and each undo erases only its own', async (t) => {
+  const { sb, before, env } = await killedWithPostOnTheWire(t); // the 12th POST is never answered nor stored
+  const abandoned = await jobOf(env);
+  const file = (JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ file: string }>)[0]!.file;
+  const restart = await runCli(['import', file, '--restart', '--json'], { env });
+  assert.equal(restart.code, 0, restart.stderr);
+  const restarted = await jobOf(env);
+  assert.notEqual(restarted, abandoned);
+  const row12 = sb.contacts().find((c) => c.phone === leadPhone(11))!.id;
+
+  const r = await undo(env, abandoned);
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual([summary.erased, summary.notStored], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${row12} \\(line 13\\): holds the row's phone, but import ${restarted} created it`));
+  assert.ok(sb.contacts().some((c) => c.id === row12), "the restart's contact is kept by the abandoned run's undo");
+
+  assert.equal(JSON.parse((await undo(env, restarted)).stdout).erased, 29, 'the restart erases what it created, row 12 too');
+  assert.deepEqual(state(sb), before);
+});
+
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
 function fullDisk(dir: string, after: number): string {
   const path = join(dir, 'full-disk.cjs');
