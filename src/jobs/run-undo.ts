@@ -70,10 +70,14 @@ function refuseKind(job: JobRecord): void {
   if (job.state === 'running' && job.holder) throw runningError(`the import ${job.id}`, job.holder);
 }
 
-/** What earlier undos of this import did: contact id → ending, and the contacts they set out to erase. */
-function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; by: JobRecord[] } {
+/**
+ * What earlier undos of this import did: contact id → ending, the contacts they set out to erase,
+ * and those they set out to erase for a row sent without a journaled answer (import row → ids).
+ */
+function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; erasingInFlight: Map<number, string[]>; by: JobRecord[] } {
   const done = new Map<string, string>();
   const erasing = new Set<string>();
+  const erasingInFlight = new Map<number, string[]>();
   const by = readJobs(dir).filter((j) => j.kind === 'undo' && j.undoes === importId && !j.dryRun).reverse();
   for (const job of by) {
     const p = readJournal(job);
@@ -83,8 +87,13 @@ function earlierUndos(dir: string, importId: string): { done: Map<string, string
       const ending = p.rows.get(r);
       if (ending !== undefined && ending !== 'earlier' && ending !== 'failed') done.set(intent.id, ending);
     }
+    for (const d of p.data.values()) {
+      if (typeof d.row !== 'number' || !Array.isArray(d.erasing)) continue;
+      const ids = d.erasing.filter((id): id is string => typeof id === 'string');
+      erasingInFlight.set(d.row, [...new Set([...(erasingInFlight.get(d.row) ?? []), ...ids])]);
+    }
   }
-  return { done, erasing, by };
+  return { done, erasing, erasingInFlight, by };
 }
 
 /**
@@ -235,6 +244,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     listed: reads.listed,
     doneBefore: earlier.done,
     erasingBefore: earlier.erasing,
+    erasingInFlightBefore: earlier.erasingInFlight,
     now: ctx.deps.now,
     onKept(e, what) {
       keptNamed.push(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${lineName(e)}): ${what}`);

@@ -103,6 +103,8 @@ export interface UndoPlanInput {
   doneBefore: Map<string, string>;
   /** Contacts an earlier undo of this import set out to erase. */
   erasingBefore: Set<string>;
+  /** Contacts an earlier undo set out to erase for a row sent without a journaled answer: import row → ids. */
+  erasingInFlightBefore?: Map<number, string[]>;
   now: () => number;
   /** A contact kept, or kept in part, named for the operator. */
   onKept(e: Effect, what: string): void;
@@ -195,7 +197,11 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
    */
   async function inFlight(e: Extract<Effect, { kind: 'inFlight' }>, row: number, signal: AbortSignal): Promise<Did> {
     let did: Did = 'notStored';
-    for (const id of o.inFlight?.get(e.p) ?? []) {
+    // The contacts an earlier run of the undo set out to erase for this row are read again: one
+    // whose DELETE went out before a kill -9 is gone from the listing, and is this row's erasure.
+    const before = o.erasingInFlightBefore?.get(e.row) ?? [];
+    const erasing = [...before];
+    for (const id of new Set([...(o.inFlight?.get(e.p) ?? []), ...before])) {
       const one = { ...e, id } as unknown as Effect;
       const creator = o.createdByOthers?.get(id);
       if (creator !== undefined) {
@@ -206,7 +212,13 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       try {
         res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${id}`, signal });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) continue;
+        if (err instanceof ApiError && err.status === 404) {
+          if (before.includes(id)) {
+            receipt(one, 'erased');
+            did = 'erased';
+          }
+          continue;
+        }
         throw err;
       }
       const contact = isObject(res.body) ? res.body : {};
@@ -226,7 +238,8 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       } else {
         did = 'erased';
         if (o.dryRun) continue;
-        o.journal?.note(row, { erase: id });
+        if (!erasing.includes(id)) erasing.push(id);
+        o.journal?.note(row, { erase: id, row: e.row, erasing });
         const erasure = await eraseContact(o.client, id, signal);
         if (erasure.erased) receipt(one, 'erased');
       }

@@ -137,6 +137,52 @@ test('kill -9 with a POST on the wire that the service never stores, then --rest
   assert.deepEqual(state(sb), before);
 });
 
+test('an undo killed -9 with the DELETE of what a lost send stored on the wire, then resumed: that contact is receipted erased once — not "never stored"', async (t) => {
+  let heldPost = false;
+  let heldDelete = false;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((done) => (release = done));
+  const deletes = () => Object.entries(sb.stats().byRoute).reduce((n, [route, k]) => (route.startsWith('DELETE') ? n + k : n), 0);
+  const sb = await startTestSandbox(t, {
+    rateLimit: 0,
+    seed: 3,
+    latencyMs: 1,
+    wait: async () => {
+      if (!heldPost && (sb.stats().byRoute['POST /contacts'] ?? 0) === 12) {
+        heldPost = true;
+        await released; // stored once the import is killed
+      } else if (!heldDelete && deletes() === 12) {
+        heldDelete = true;
+        await released; // carried out once the undo is killed
+      }
+    },
+  });
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const file = writeLeads(tempDir(t), 40);
+  const imported = startCli(['--concurrency', '1', 'import', file], { env });
+  await waitFor(() => heldPost, 30_000, 'the 12th POST on the wire');
+  imported.child.kill('SIGKILL');
+  await imported.result;
+  release();
+  await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
+  const job = await jobOf(env);
+
+  const undoing = startCli(['--concurrency', '1', 'import', 'undo', job, '--confirm'], { env });
+  await waitFor(() => heldDelete, 30_000, "the DELETE of the held row's contact on the wire");
+  undoing.child.kill('SIGKILL');
+  assert.equal((await undoing.result).signal, 'SIGKILL');
+  await waitFor(() => !sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'that DELETE carried out');
+
+  const r = await runCli(['import', 'undo', job, '--confirm', '--resume', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual([summary.erased, summary.skipped, summary.notStored], [1, 11, undefined], r.stdout);
+  const receipts = readFileSync(`${file}.undo.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { item: number; did: string });
+  assert.deepEqual(receipts.map((x) => `${x.item}:${x.did}`), Array.from({ length: 12 }, (_, i) => `${i + 2}:erased`), 'one receipt a contact, line 13 too');
+  assert.deepEqual(state(sb), before);
+});
+
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
 function fullDisk(dir: string, after: number): string {
   const path = join(dir, 'full-disk.cjs');
