@@ -142,6 +142,8 @@ test('an undo killed -9 with the DELETE of what a lost send stored on the wire, 
   let heldDelete = false;
   let release: () => void = () => undefined;
   const released = new Promise<void>((done) => (release = done));
+  let releaseDelete: () => void = () => undefined;
+  const deleteReleased = new Promise<void>((done) => (releaseDelete = done));
   const deletes = () => Object.entries(sb.stats().byRoute).reduce((n, [route, k]) => (route.startsWith('DELETE') ? n + k : n), 0);
   const sb = await startTestSandbox(t, {
     rateLimit: 0,
@@ -153,7 +155,7 @@ test('an undo killed -9 with the DELETE of what a lost send stored on the wire, 
         await released; // stored once the import is killed
       } else if (!heldDelete && deletes() === 12) {
         heldDelete = true;
-        await released; // carried out once the undo is killed
+        await deleteReleased; // carried out once the undo is killed
       }
     },
   });
@@ -172,6 +174,7 @@ test('an undo killed -9 with the DELETE of what a lost send stored on the wire, 
   await waitFor(() => heldDelete, 30_000, "the DELETE of the held row's contact on the wire");
   undoing.child.kill('SIGKILL');
   assert.equal((await undoing.result).signal, 'SIGKILL');
+  releaseDelete();
   await waitFor(() => !sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'that DELETE carried out');
 
   const r = await runCli(['import', 'undo', job, '--confirm', '--resume', '--json'], { env });
