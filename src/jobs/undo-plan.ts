@@ -237,7 +237,10 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
         if (did !== 'erased') did = 'uncertain';
       } else {
         did = 'erased';
-        if (o.dryRun) continue;
+        if (o.dryRun) {
+          receipt(one, 'erased'); // named in the dry run's changes file, as the real run's
+          continue;
+        }
         if (!erasing.includes(id)) erasing.push(id);
         o.journal?.note(row, { erase: id, row: e.row, erasing });
         const erasure = await eraseContact(o.client, id, signal);

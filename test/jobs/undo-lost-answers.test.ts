@@ -97,6 +97,14 @@ test('kill -9 with a POST on the wire that the service then stores: the undo fin
   const { sb, release, before, env } = await killedWithPostOnTheWire(t);
   release();
   await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
+  const held = sb.contacts().find((c) => c.phone === leadPhone(11))!.id;
+
+  // The dry run names the contact it found by the phone, as every other it would erase.
+  const dry = await runCli(['import', 'undo', await jobOf(env), '--dry-run', '--format', 'csv'], { env });
+  assert.equal(dry.code, 0, dry.stderr);
+  const would = dry.stdout.trim().split('\n').slice(1).filter((l) => l.endsWith(',would erase,,'));
+  assert.equal(would.length, 12, dry.stdout);
+  assert.ok(would.includes(`13,${held},would erase,,`), dry.stdout);
 
   const r = await undo(env, await jobOf(env));
   assert.match(r.stderr, /1 row was sent without a journaled answer/);
