@@ -105,6 +105,8 @@ export interface UndoPlanInput {
   erasingBefore: Set<string>;
   /** Contacts an earlier undo set out to erase for a row sent without a journaled answer: import row → ids. */
   erasingInFlightBefore?: Map<number, string[]>;
+  /** Rows sent without a journaled answer whose contact an earlier undo erased (import rows). */
+  erasedInFlightBefore?: Set<number>;
   now: () => number;
   /** A contact kept, or kept in part, named for the operator. */
   onKept(e: Effect, what: string): void;
@@ -289,7 +291,7 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       const erasing = e.kind === 'created' || (e.kind === 'uncertain' && o.includeUncertain);
       const act = erasing ? 'erase' : e.kind === 'changed' ? 'restore' : e.kind === 'inFlight' ? 'find' : 'none';
       if (!o.earlier?.intents.has(row.n)) o.journal?.intent(row.n, e.kind === 'inFlight' ? { line: e.line, act } : { id: e.id, act });
-      if (finalBefore(o.doneBefore.get(e.id), o.includeChanged, o.includeUncertain)) return { done: 'earlier' };
+      if (e.kind === 'inFlight' ? o.erasedInFlightBefore?.has(e.row) === true : finalBefore(o.doneBefore.get(e.id), o.includeChanged, o.includeUncertain)) return { done: 'earlier' };
       if (e.kind === 'unread') return { done: 'cannotRestore' };
       if (e.kind === 'uncertain' && !o.includeUncertain) return { done: 'uncertain' };
       return { send: e };

@@ -192,6 +192,12 @@ test('an undo killed -9 with the DELETE of what a lost send stored on the wire, 
   const receipts = readFileSync(`${file}.undo.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { item: number; did: string });
   assert.deepEqual(receipts.map((x) => `${x.item}:${x.did}`), Array.from({ length: 12 }, (_, i) => `${i + 2}:erased`), 'one receipt a contact, line 13 too');
   assert.deepEqual(state(sb), before);
+
+  // Run again, it knows that row is done: nothing sent, nothing counted erased twice.
+  const again = await runCli(['import', 'undo', job, '--confirm', '--json'], { env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /nothing to undo for job \w+: job \w+ undid it already; nothing was sent/);
+  assert.equal(JSON.parse(again.stdout).erased, 0);
 });
 
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
