@@ -21,7 +21,7 @@ import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
-import { contactDigest, type Effect, fieldDigest, looseDigest, sameValue } from '../import/effects.js';
+import { contactDigest, type Effect, fieldDigest, fieldsNotSent, looseDigest, sameValue } from '../import/effects.js';
 import { storedByFirstSend } from '../import/undo-notes.js';
 import { lineName } from '../source/open.js';
 
@@ -322,5 +322,7 @@ function notAsSent(contact: Record<string, unknown>, sent: Record<string, string
   const shown = Object.keys(sent).filter((f) => f in contact);
   if (shown.length === 0) return 'it shows none of the fields the row sent';
   const other = shown.filter((f) => looseDigest(contact[f]) !== sent[f]);
-  return other.length === 0 ? undefined : `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
+  if (other.length > 0) return `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
+  const extra = fieldsNotSent(contact, Object.keys(sent));
+  return extra.length === 0 ? undefined : `it holds ${extra.join(', ')}, which the row did not send`;
 }

@@ -82,11 +82,11 @@ async function heldPostSandbox(t: Parameters<typeof startTestSandbox>[0], n: num
 }
 
 /** An import of 40 rows killed -9 with its 12th POST held on the wire (released by `release`); the service's state before it. */
-async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0]) {
+async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0], extra: string[] = []) {
   const { sb, release, held } = await heldPostSandbox(t, 12);
   const before = state(sb);
   const env = envFor(sb, t);
-  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40)], { env });
+  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40), ...extra], { env });
   await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
   run.child.kill('SIGKILL');
   assert.equal((await run.result).signal, 'SIGKILL');
@@ -124,6 +124,35 @@ test('kill -9 with a POST on the wire that the service never stores, then someon
   assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but its firstName, lastName are not what the row sent: someone else may have stored the phone since`));
   assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
 });
+
+test('kill -9 with a POST on the wire that the service never stores, then someone else stores that phone with what the row sent and a field of their own: the undo keeps and names it', async (t) => {
+  const { sb, before, env } = await killedWithPostOnTheWire(t);
+  const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Lead11', lastName: 'Test', email: 'lead11@example.com', notes: 'their own', phone: leadPhone(11) } });
+  const theirs = (other.body as { id: string }).id;
+
+  const r = await undo(env, await jobOf(env));
+  assert.deepEqual([JSON.parse(r.stdout).erased, JSON.parse(r.stdout).uncertain], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but it holds notes, which the row did not send`));
+  assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]));
+});
+
+for (const extra of [[], ['--check-existing']]) {
+  test(`kill -9 with a POST on the wire that the service never stores, someone else stores the phone with their own fields, then --resume${extra.length > 0 ? ' (--check-existing)' : ''} merges into it: uncertain, not created — the undo keeps their contact`, async (t) => {
+    const { sb, before, env } = await killedWithPostOnTheWire(t, extra);
+    const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Someone', lastName: 'Else', city: 'Paris', notes: 'their own', phone: leadPhone(11) } });
+    const theirs = (other.body as { id: string }).id;
+    const file = (JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ file: string }>)[0]!.file;
+    const resumed = await runCli(['import', file, '--resume', '--json', ...extra], { env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual([JSON.parse(resumed.stdout).created, JSON.parse(resumed.stdout).uncertain], [28, 1], resumed.stdout);
+
+    const r = await undo(env, await jobOf(env));
+    assert.deepEqual([JSON.parse(r.stdout).erased, JSON.parse(r.stdout).uncertain], [39, 1], r.stdout);
+    assert.match(r.stderr, new RegExp(`matched by this import after an attempt whose answer was lost.*: ${theirs} — kept`));
+    assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
+    assert.match(state(sb).get(theirs)!, /city=Paris\|.*notes=their own/);
+  });
+}
 
 test('kill -9 with a POST on the wire that the service never stores, then --restart creates that row: the undo of the abandoned run keeps the contact the restart created, and each undo erases only its own', async (t) => {
   const { sb, before, env } = await killedWithPostOnTheWire(t); // the 12th POST is never answered nor stored
