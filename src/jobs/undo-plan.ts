@@ -205,11 +205,6 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
     const erasing = [...before];
     for (const id of new Set([...(o.inFlight?.get(e.p) ?? []), ...before])) {
       const one = { ...e, id } as unknown as Effect;
-      const creator = o.createdByOthers?.get(id);
-      if (creator !== undefined) {
-        o.onKept(one, `holds the row's phone, but import ${creator} created it (the service answered its POST as a new contact): not what this row's send stored`);
-        continue;
-      }
       let res;
       try {
         res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${id}`, signal });
@@ -225,6 +220,13 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       }
       const contact = isObject(res.body) ? res.body : {};
       const own = storedByFirstSend(contact, typeof res.headers.date === 'string' ? res.headers.date : undefined, e.t, o.now());
+      // Not older than the send, but another import of the account was answered it as a new contact:
+      // it is that import's, not what this send stored (which the service would have matched).
+      const creator = own !== false ? o.createdByOthers?.get(id) : undefined;
+      if (creator !== undefined) {
+        o.onKept(one, `holds the row's phone, but import ${creator} created it (the service answered its POST as a new contact): not what this row's send stored`);
+        continue;
+      }
       const other = own === true ? notAsSent(contact, e.f) : undefined;
       if (other !== undefined && !o.includeUncertain) {
         o.onKept(one, `created after the row was sent, but ${other}: someone else may have stored the phone since — kept (--include-uncertain erases it)`);
