@@ -43,6 +43,16 @@ export function sentDigests(body: Record<string, unknown>): Record<string, strin
   return out;
 }
 
+/**
+ * The fields a contact holds that a row did not send (`sent`: the fields it sent): a contact its
+ * send created holds none of them, so one that does was stored by someone else (or the service
+ * fills a field itself — then nothing tells, and the contact is uncertain, never the import's).
+ */
+export function fieldsNotSent(contact: Record<string, unknown>, sent: Iterable<string>): string[] {
+  const had = new Set(sent);
+  return CONTACT_FIELDS.filter((f) => f !== 'phone' && !had.has(f) && norm(contact[f]) !== '');
+}
+
 /** A value digested as `sentDigests` does. */
 export function looseDigest(v: unknown): string {
   return sha(norm(v).trim().toLowerCase());

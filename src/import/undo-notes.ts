@@ -12,7 +12,7 @@
  */
 import type { BulkCounts, BulkRow } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
-import { contactDigest, fieldDigest, sentDigests, storedFields } from './effects.js';
+import { contactDigest, fieldDigest, fieldsNotSent, sameValue, sentDigests, storedFields } from './effects.js';
 import type { FieldChange } from './preview.js';
 import type { ImportOptions } from './run-import.js';
 import type { ContactBody } from './validate.js';
@@ -115,9 +115,18 @@ export class UndoNotes {
     // A match after an attempt whose answer was lost (a fault, a timeout; a run killed, hung up or
     // stopped by a full disk with the POST on the wire) may be the contact that attempt stored.
     const triedBefore = answer.ambiguousBefore || this.triedBefore(row.n);
+    // A contact holding a field the row never sent is not what its attempt stored alone: someone
+    // else may have stored the phone since, and this retry merged into their contact — uncertain.
+    const sentFields = Object.keys(body).filter((f) => !sameValue((body as Record<string, unknown>)[f], undefined));
+    const foreign = triedBefore && fieldsNotSent(c, sentFields).length > 0;
+    const uncertain = () => {
+      note({ ...base, uncertain: true, w: contactDigest(stored) });
+      return 'uncertain' as const;
+    };
     if (intent?.new !== undefined) {
       // The listing had no one with this phone: a match is our own earlier attempt's contact —
       // unless no attempt went before, and someone else stored the person meanwhile.
+      if (foreign) return uncertain();
       note(triedBefore ? { ...base, own: true, w: contactDigest(stored) } : base);
       return triedBefore ? 'created' : 'matched';
     }
@@ -132,10 +141,15 @@ export class UndoNotes {
     }
     // No listing: the contact's creation time tells, where the service gives one.
     const own = storedByFirstSend(c, answer.date, typeof intent?.t === 'number' ? intent.t : undefined, this.now());
-    if (own === true) note({ ...base, own: true, w: contactDigest(stored) });
-    else if (own === false) note(base);
-    else note({ ...base, uncertain: true, w: contactDigest(stored) });
-    return own === true ? 'created' : own === false ? 'matched' : 'uncertain';
+    if (own === true && !foreign) {
+      note({ ...base, own: true, w: contactDigest(stored) });
+      return 'created';
+    }
+    if (own === false) {
+      note(base);
+      return 'matched';
+    }
+    return uncertain();
   }
 }
 

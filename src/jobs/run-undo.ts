@@ -70,10 +70,15 @@ function refuseKind(job: JobRecord): void {
   if (job.state === 'running' && job.holder) throw runningError(`the import ${job.id}`, job.holder);
 }
 
-/** What earlier undos of this import did: contact id → ending, and the contacts they set out to erase. */
-function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; by: JobRecord[] } {
+/**
+ * What earlier undos of this import did: contact id → ending, the contacts they set out to erase,
+ * and those they set out to erase for a row sent without a journaled answer (import row → ids).
+ */
+function earlierUndos(dir: string, importId: string): { done: Map<string, string>; erasing: Set<string>; erasingInFlight: Map<number, string[]>; erasedInFlight: Set<number>; by: JobRecord[] } {
   const done = new Map<string, string>();
   const erasing = new Set<string>();
+  const erasingInFlight = new Map<number, string[]>();
+  const erasedInFlight = new Set<number>();
   const by = readJobs(dir).filter((j) => j.kind === 'undo' && j.undoes === importId && !j.dryRun).reverse();
   for (const job of by) {
     const p = readJournal(job);
@@ -83,8 +88,34 @@ function earlierUndos(dir: string, importId: string): { done: Map<string, string
       const ending = p.rows.get(r);
       if (ending !== undefined && ending !== 'earlier' && ending !== 'failed') done.set(intent.id, ending);
     }
+    for (const [r, d] of p.data) {
+      if (typeof d.row !== 'number' || !Array.isArray(d.erasing)) continue;
+      const ids = d.erasing.filter((id): id is string => typeof id === 'string');
+      erasingInFlight.set(d.row, [...new Set([...(erasingInFlight.get(d.row) ?? []), ...ids])]);
+      if (p.rows.get(r) === 'erased') erasedInFlight.add(d.row);
+    }
   }
-  return { done, erasing, by };
+  return { done, erasing, erasingInFlight, erasedInFlight, by };
+}
+
+/**
+ * The contacts other imports of the same account created — their POST answered 201 for that very
+ * contact, not a match judged created — contact id → that import's id. A contact the service
+ * answered as created to another request is not what a lost send of this import stored: with the
+ * phone already held, the service would have matched it (the abandoned run of a --restart, or an
+ * import of an overlapping file, whose row is then created by the other).
+ */
+function createdByOthers(dir: string, target: JobRecord): Map<string, string> {
+  const by = new Map<string, string>();
+  for (const job of readJobs(dir)) {
+    if (job.kind !== 'import' || job.id === target.id || job.dryRun || job.baseUrl !== target.baseUrl || job.key !== target.key) continue;
+    const p = readJournal(job);
+    for (const [r, status] of p.rows) {
+      const d = p.data.get(r);
+      if (status === 'created' && d !== undefined && d.own !== true && typeof d.id === 'string') by.set(d.id, job.id);
+    }
+  }
+  return by;
 }
 
 export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
@@ -105,7 +136,10 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   if (phoneless.length > 0) ctx.log.warn(`line${phoneless.length === 1 ? '' : 's'} ${phoneless.map((r) => r.line).join(', ')}: sent without a phone, the answer never journaled — what ${phoneless.length === 1 ? 'it' : 'they'} stored cannot be found by the undo (check the contacts)`);
   if (inFlight.length > 0) ctx.log.warn(`${inFlight.length} row${inFlight.length === 1 ? ' was' : 's were'} sent without a journaled answer (the import stopped, or ${inFlight.length === 1 ? 'it' : 'they'} failed): the contacts are read to find what ${inFlight.length === 1 ? 'it' : 'they'} stored`);
   const earlier = earlierUndos(dir, target.id);
-  const left = effects.filter((e) => !finalBefore(earlier.done.get(e.id), o.includeChanged, o.includeUncertain === true));
+  // A row sent without a journaled answer whose contact an earlier undo erased is done: not looked
+  // for again (but with --include-uncertain: another contact holding its phone may have been kept).
+  const erasedInFlight = o.includeUncertain === true ? new Set<number>() : earlier.erasedInFlight;
+  const left = effects.filter((e) => (e.kind === 'inFlight' ? !erasedInFlight.has(e.row) : !finalBefore(earlier.done.get(e.id), o.includeChanged, o.includeUncertain === true)));
   const unread = effects.filter((e) => e.kind === 'unread');
   const uncertain = left.filter((e) => e.kind === 'uncertain');
   if (uncertain.length > 0) {
@@ -161,7 +195,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     ctx.onClose(() => lock.release());
   }
   const region = typeof target.options.country === 'string' ? target.options.country : undefined;
-  const found = inFlight.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
+  const found = toFind.length > 0 ? await inFlightContacts(client, recorded.inFlight, region) : undefined;
   const receiptsPath = `${base}.undo.jsonl`;
   const digest = createHash('sha256').update(target.id).update(JSON.stringify(effects.map((e) => [e.row, e.id, e.kind]))).digest('hex');
   const files = await openJob({
@@ -207,6 +241,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     includeChanged: o.includeChanged,
     includeUncertain: o.includeUncertain === true,
     inFlight: found,
+    createdByOthers: found !== undefined ? createdByOthers(dir, target) : undefined,
     dryRun: o.dryRun,
     journal: files.journal,
     earlier: files.earlier,
@@ -214,6 +249,8 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     listed: reads.listed,
     doneBefore: earlier.done,
     erasingBefore: earlier.erasing,
+    erasingInFlightBefore: earlier.erasingInFlight,
+    erasedInFlightBefore: erasedInFlight,
     now: ctx.deps.now,
     onKept(e, what) {
       keptNamed.push(`${o.dryRun ? 'would keep' : 'kept'} contact ${e.id} (line ${lineName(e)}): ${what}`);

@@ -21,7 +21,7 @@ import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
-import { contactDigest, type Effect, fieldDigest, looseDigest, sameValue } from '../import/effects.js';
+import { contactDigest, type Effect, fieldDigest, fieldsNotSent, looseDigest, sameValue } from '../import/effects.js';
 import { storedByFirstSend } from '../import/undo-notes.js';
 import { lineName } from '../source/open.js';
 
@@ -103,11 +103,17 @@ export interface UndoPlanInput {
   doneBefore: Map<string, string>;
   /** Contacts an earlier undo of this import set out to erase. */
   erasingBefore: Set<string>;
+  /** Contacts an earlier undo set out to erase for a row sent without a journaled answer: import row → ids. */
+  erasingInFlightBefore?: Map<number, string[]>;
+  /** Rows sent without a journaled answer whose contact an earlier undo erased (import rows). */
+  erasedInFlightBefore?: Set<number>;
   now: () => number;
   /** A contact kept, or kept in part, named for the operator. */
   onKept(e: Effect, what: string): void;
   /** The contacts holding each phone of the rows sent without a journaled answer (in-flight.ts). */
   inFlight?: Map<string, string[]> | undefined;
+  /** Contacts other imports of the account created, answered 201 (run-undo.ts): id → that import. */
+  createdByOthers?: Map<string, string> | undefined;
 }
 
 export interface UndoTally {
@@ -193,17 +199,34 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
    */
   async function inFlight(e: Extract<Effect, { kind: 'inFlight' }>, row: number, signal: AbortSignal): Promise<Did> {
     let did: Did = 'notStored';
-    for (const id of o.inFlight?.get(e.p) ?? []) {
+    // The contacts an earlier run of the undo set out to erase for this row are read again: one
+    // whose DELETE went out before a kill -9 is gone from the listing, and is this row's erasure.
+    const before = o.erasingInFlightBefore?.get(e.row) ?? [];
+    const erasing = [...before];
+    for (const id of new Set([...(o.inFlight?.get(e.p) ?? []), ...before])) {
       const one = { ...e, id } as unknown as Effect;
       let res;
       try {
         res = await o.client.request({ method: 'GET', path: pathOf`/contacts/${id}`, signal });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) continue;
+        if (err instanceof ApiError && err.status === 404) {
+          if (before.includes(id)) {
+            receipt(one, 'erased');
+            did = 'erased';
+          }
+          continue;
+        }
         throw err;
       }
       const contact = isObject(res.body) ? res.body : {};
       const own = storedByFirstSend(contact, typeof res.headers.date === 'string' ? res.headers.date : undefined, e.t, o.now());
+      // Not older than the send, but another import of the account was answered it as a new contact:
+      // it is that import's, not what this send stored (which the service would have matched).
+      const creator = own !== false ? o.createdByOthers?.get(id) : undefined;
+      if (creator !== undefined) {
+        o.onKept(one, `holds the row's phone, but import ${creator} created it (the service answered its POST as a new contact): not what this row's send stored`);
+        continue;
+      }
       const other = own === true ? notAsSent(contact, e.f) : undefined;
       if (other !== undefined && !o.includeUncertain) {
         o.onKept(one, `created after the row was sent, but ${other}: someone else may have stored the phone since — kept (--include-uncertain erases it)`);
@@ -218,8 +241,12 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
         if (did !== 'erased') did = 'uncertain';
       } else {
         did = 'erased';
-        if (o.dryRun) continue;
-        o.journal?.note(row, { erase: id });
+        if (o.dryRun) {
+          receipt(one, 'erased'); // named in the dry run's changes file, as the real run's
+          continue;
+        }
+        if (!erasing.includes(id)) erasing.push(id);
+        o.journal?.note(row, { erase: id, row: e.row, erasing });
         const erasure = await eraseContact(o.client, id, signal);
         if (erasure.erased) receipt(one, 'erased');
       }
@@ -266,7 +293,7 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
       const erasing = e.kind === 'created' || (e.kind === 'uncertain' && o.includeUncertain);
       const act = erasing ? 'erase' : e.kind === 'changed' ? 'restore' : e.kind === 'inFlight' ? 'find' : 'none';
       if (!o.earlier?.intents.has(row.n)) o.journal?.intent(row.n, e.kind === 'inFlight' ? { line: e.line, act } : { id: e.id, act });
-      if (finalBefore(o.doneBefore.get(e.id), o.includeChanged, o.includeUncertain)) return { done: 'earlier' };
+      if (e.kind === 'inFlight' ? o.erasedInFlightBefore?.has(e.row) === true : finalBefore(o.doneBefore.get(e.id), o.includeChanged, o.includeUncertain)) return { done: 'earlier' };
       if (e.kind === 'unread') return { done: 'cannotRestore' };
       if (e.kind === 'uncertain' && !o.includeUncertain) return { done: 'uncertain' };
       return { send: e };
@@ -297,5 +324,7 @@ function notAsSent(contact: Record<string, unknown>, sent: Record<string, string
   const shown = Object.keys(sent).filter((f) => f in contact);
   if (shown.length === 0) return 'it shows none of the fields the row sent';
   const other = shown.filter((f) => looseDigest(contact[f]) !== sent[f]);
-  return other.length === 0 ? undefined : `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
+  if (other.length > 0) return `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
+  const extra = fieldsNotSent(contact, Object.keys(sent));
+  return extra.length === 0 ? undefined : `it holds ${extra.join(', ')}, which the row did not send`;
 }

@@ -82,11 +82,11 @@ async function heldPostSandbox(t: Parameters<typeof startTestSandbox>[0], n: num
 }
 
 /** An import of 40 rows killed -9 with its 12th POST held on the wire (released by `release`); the service's state before it. */
-async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0]) {
+async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0], extra: string[] = []) {
   const { sb, release, held } = await heldPostSandbox(t, 12);
   const before = state(sb);
   const env = envFor(sb, t);
-  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40)], { env });
+  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40), ...extra], { env });
   await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
   run.child.kill('SIGKILL');
   assert.equal((await run.result).signal, 'SIGKILL');
@@ -97,6 +97,14 @@ test('kill -9 with a POST on the wire that the service then stores: the undo fin
   const { sb, release, before, env } = await killedWithPostOnTheWire(t);
   release();
   await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
+  const held = sb.contacts().find((c) => c.phone === leadPhone(11))!.id;
+
+  // The dry run names the contact it found by the phone, as every other it would erase.
+  const dry = await runCli(['import', 'undo', await jobOf(env), '--dry-run', '--format', 'csv'], { env });
+  assert.equal(dry.code, 0, dry.stderr);
+  const would = dry.stdout.trim().split('\n').slice(1).filter((l) => l.endsWith(',would erase,,'));
+  assert.equal(would.length, 12, dry.stdout);
+  assert.ok(would.includes(`13,${held},would erase,,`), dry.stdout);
 
   const r = await undo(env, await jobOf(env));
   assert.match(r.stderr, /1 row was sent without a journaled answer/);
@@ -115,6 +123,110 @@ test('kill -9 with a POST on the wire that the service never stores, then someon
   assert.deepEqual([summary.erased, summary.uncertain], [11, 1], r.stdout);
   assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but its firstName, lastName are not what the row sent: someone else may have stored the phone since`));
   assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
+});
+
+test('kill -9 with a POST on the wire that the service never stores, then someone else stores that phone with what the row sent and a field of their own: the undo keeps and names it', async (t) => {
+  const { sb, before, env } = await killedWithPostOnTheWire(t);
+  const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Lead11', lastName: 'Test', email: 'lead11@example.com', notes: 'their own', phone: leadPhone(11) } });
+  const theirs = (other.body as { id: string }).id;
+
+  const r = await undo(env, await jobOf(env));
+  assert.deepEqual([JSON.parse(r.stdout).erased, JSON.parse(r.stdout).uncertain], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but it holds notes, which the row did not send`));
+  assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]));
+});
+
+for (const extra of [[], ['--check-existing']]) {
+  test(`kill -9 with a POST on the wire that the service never stores, someone else stores the phone with their own fields, then --resume${extra.length > 0 ? ' (--check-existing)' : ''} merges into it: uncertain, not created — the undo keeps their contact`, async (t) => {
+    const { sb, before, env } = await killedWithPostOnTheWire(t, extra);
+    const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Someone', lastName: 'Else', city: 'Paris', notes: 'their own', phone: leadPhone(11) } });
+    const theirs = (other.body as { id: string }).id;
+    const file = (JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ file: string }>)[0]!.file;
+    const resumed = await runCli(['import', file, '--resume', '--json', ...extra], { env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual([JSON.parse(resumed.stdout).created, JSON.parse(resumed.stdout).uncertain], [28, 1], resumed.stdout);
+
+    const r = await undo(env, await jobOf(env));
+    assert.deepEqual([JSON.parse(r.stdout).erased, JSON.parse(r.stdout).uncertain], [39, 1], r.stdout);
+    assert.match(r.stderr, new RegExp(`matched by this import after an attempt whose answer was lost.*: ${theirs} — kept`));
+    assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]), 'every contact the import created is gone; theirs is kept');
+    assert.match(state(sb).get(theirs)!, /city=Paris\|.*notes=their own/);
+  });
+}
+
+test('kill -9 with a POST on the wire that the service never stores, then --restart creates that row: the undo of the abandoned run keeps the contact the restart created, and each undo erases only its own', async (t) => {
+  const { sb, before, env } = await killedWithPostOnTheWire(t); // the 12th POST is never answered nor stored
+  const abandoned = await jobOf(env);
+  const file = (JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ file: string }>)[0]!.file;
+  const restart = await runCli(['import', file, '--restart', '--json'], { env });
+  assert.equal(restart.code, 0, restart.stderr);
+  const restarted = await jobOf(env);
+  assert.notEqual(restarted, abandoned);
+  const row12 = sb.contacts().find((c) => c.phone === leadPhone(11))!.id;
+
+  const r = await undo(env, abandoned);
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual([summary.erased, summary.notStored], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${row12} \\(line 13\\): holds the row's phone, but import ${restarted} created it`));
+  assert.ok(sb.contacts().some((c) => c.id === row12), "the restart's contact is kept by the abandoned run's undo");
+
+  assert.equal(JSON.parse((await undo(env, restarted)).stdout).erased, 29, 'the restart erases what it created, row 12 too');
+  assert.deepEqual(state(sb), before);
+});
+
+test('an undo killed -9 with the DELETE of what a lost send stored on the wire, then resumed: that contact is receipted erased once — not "never stored"', async (t) => {
+  let heldPost = false;
+  let heldDelete = false;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((done) => (release = done));
+  let releaseDelete: () => void = () => undefined;
+  const deleteReleased = new Promise<void>((done) => (releaseDelete = done));
+  const deletes = () => Object.entries(sb.stats().byRoute).reduce((n, [route, k]) => (route.startsWith('DELETE') ? n + k : n), 0);
+  const sb = await startTestSandbox(t, {
+    rateLimit: 0,
+    seed: 3,
+    latencyMs: 1,
+    wait: async () => {
+      if (!heldPost && (sb.stats().byRoute['POST /contacts'] ?? 0) === 12) {
+        heldPost = true;
+        await released; // stored once the import is killed
+      } else if (!heldDelete && deletes() === 12) {
+        heldDelete = true;
+        await deleteReleased; // carried out once the undo is killed
+      }
+    },
+  });
+  const before = state(sb);
+  const env = envFor(sb, t);
+  const file = writeLeads(tempDir(t), 40);
+  const imported = startCli(['--concurrency', '1', 'import', file], { env });
+  await waitFor(() => heldPost, 30_000, 'the 12th POST on the wire');
+  imported.child.kill('SIGKILL');
+  await imported.result;
+  release();
+  await waitFor(() => sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'the held row stored');
+  const job = await jobOf(env);
+
+  const undoing = startCli(['--concurrency', '1', 'import', 'undo', job, '--confirm'], { env });
+  await waitFor(() => heldDelete, 30_000, "the DELETE of the held row's contact on the wire");
+  undoing.child.kill('SIGKILL');
+  assert.equal((await undoing.result).signal, 'SIGKILL');
+  releaseDelete();
+  await waitFor(() => !sb.contacts().some((c) => c.phone === leadPhone(11)), 30_000, 'that DELETE carried out');
+
+  const r = await runCli(['import', 'undo', job, '--confirm', '--resume', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual([summary.erased, summary.skipped, summary.notStored], [1, 11, undefined], r.stdout);
+  const receipts = readFileSync(`${file}.undo.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { item: number; did: string });
+  assert.deepEqual(receipts.map((x) => `${x.item}:${x.did}`), Array.from({ length: 12 }, (_, i) => `${i + 2}:erased`), 'one receipt a contact, line 13 too');
+  assert.deepEqual(state(sb), before);
+
+  // Run again, it knows that row is done: nothing sent, nothing counted erased twice.
+  const again = await runCli(['import', 'undo', job, '--confirm', '--json'], { env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /nothing to undo for job \w+: job \w+ undid it already; nothing was sent/);
+  assert.equal(JSON.parse(again.stdout).erased, 0);
 });
 
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
