@@ -45,12 +45,44 @@ export function sentDigests(body: Record<string, unknown>): Record<string, strin
 
 /**
  * The fields a contact holds that a row did not send (`sent`: the fields it sent): a contact its
- * send created holds none of them, so one that does was stored by someone else (or the service
- * fills a field itself — then nothing tells, and the contact is uncertain, never the import's).
+ * send created holds none of them, so one that does was stored by someone else — unless the
+ * service fills that field itself with that value (`fills`, learnt from the import's own 201
+ * answers); a field the service fills with values that vary tells nothing, and counts.
  */
-export function fieldsNotSent(contact: Record<string, unknown>, sent: Iterable<string>): string[] {
+export function fieldsNotSent(contact: Record<string, unknown>, sent: Iterable<string>, fills?: ServiceFills): string[] {
   const had = new Set(sent);
-  return CONTACT_FIELDS.filter((f) => f !== 'phone' && !had.has(f) && norm(contact[f]) !== '');
+  return CONTACT_FIELDS.filter((f) => f !== 'phone' && !had.has(f) && norm(contact[f]) !== '' && fills?.filled(f, contact[f]) !== true);
+}
+
+/**
+ * What the service fills itself on a contact it creates (a default `status`, say): each field a
+ * 201 answer of the import held that its row did not send, with the value (digested) — one value
+ * every time, or none when the values varied. Kept in each created row's note (`fl`), so that the
+ * undo knows them too.
+ */
+export class ServiceFills {
+  private readonly seen = new Map<string, string | null>();
+
+  /** Learns from a contact a row created (`sent`: the fields it sent); returns what the service filled, digested. */
+  learn(contact: Record<string, unknown>, sent: Iterable<string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const f of fieldsNotSent(contact, sent)) {
+      out[f] = looseDigest(contact[f]);
+      this.add(f, out[f]);
+    }
+    return out;
+  }
+
+  add(field: string, digest: string): void {
+    const had = this.seen.get(field);
+    this.seen.set(field, had === undefined || had === digest ? digest : null);
+  }
+
+  /** Whether the service fills `field` itself with `value` on every contact it creates. */
+  filled(field: string, value: unknown): boolean {
+    const d = this.seen.get(field);
+    return typeof d === 'string' && d === looseDigest(value);
+  }
 }
 
 /** A value digested as `sentDigests` does. */
@@ -114,6 +146,8 @@ export interface Effects {
   /** Rows stored whose answer left no id in the journal (a journal older than undo). */
   unknown: number;
   inFlight: InFlight[];
+  /** What the service filled itself on the contacts the import created (the notes' `fl`). */
+  fills: ServiceFills;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -125,6 +159,7 @@ export function effectsOf(p: ParsedJournal): Effects {
   const effects: Effect[] = [];
   let unknown = 0;
   const inFlight: InFlight[] = [];
+  const fills = new ServiceFills();
   for (const [r, i] of p.intents) {
     const status = p.rows.get(r);
     if (typeof i.t !== 'number' || (status !== undefined && status !== 'failed')) continue;
@@ -139,6 +174,7 @@ export function effectsOf(p: ParsedJournal): Effects {
       unknown += 1;
       continue;
     }
+    if (isDigests(d.fl)) for (const [f, digest] of Object.entries(d.fl)) fills.add(f, digest);
     const base = { row: r, line: typeof d.line === 'number' ? d.line : r, ...(typeof d.sheet === 'string' ? { sheet: d.sheet } : {}), id: d.id };
     const i = p.intents.get(r);
     if (status === 'uncertain') {
@@ -151,5 +187,5 @@ export function effectsOf(p: ParsedJournal): Effects {
       if (Object.keys(fields).length > 0) effects.push({ kind: 'changed', ...base, fields });
     } else effects.push({ kind: 'unread', ...base });
   }
-  return { effects, unknown, inFlight };
+  return { effects, unknown, inFlight, fills };
 }

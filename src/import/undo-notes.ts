@@ -12,7 +12,7 @@
  */
 import type { BulkCounts, BulkRow } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
-import { contactDigest, fieldDigest, fieldsNotSent, sameValue, sentDigests, storedFields } from './effects.js';
+import { contactDigest, fieldDigest, fieldsNotSent, sameValue, sentDigests, ServiceFills, storedFields } from './effects.js';
 import type { FieldChange } from './preview.js';
 import type { ImportOptions } from './run-import.js';
 import type { ContactBody } from './validate.js';
@@ -61,6 +61,8 @@ export function storedByFirstSend(contact: Record<string, unknown>, date: string
 export class UndoNotes {
   /** What the listing said of the rows accepted and not yet sent (a window of them). */
   private readonly listed = new Map<number, Intent>();
+  /** What the service fills itself on the contacts this run's rows created (their 201 answers). */
+  private readonly fills = new ServiceFills();
 
   constructor(
     private readonly journal: Journal | undefined,
@@ -108,17 +110,19 @@ export class UndoNotes {
     const note = (data: Record<string, unknown>) => {
       if (hasId) this.journal?.note(row.n, data);
     };
+    const sentFields = Object.keys(body).filter((f) => !sameValue((body as Record<string, unknown>)[f], undefined));
     if (answer.status === 201) {
-      note({ ...base, w: contactDigest(stored) });
+      const fl = this.fills.learn(c, sentFields);
+      note({ ...base, w: contactDigest(stored), ...(Object.keys(fl).length > 0 ? { fl } : {}) });
       return 'created';
     }
     // A match after an attempt whose answer was lost (a fault, a timeout; a run killed, hung up or
     // stopped by a full disk with the POST on the wire) may be the contact that attempt stored.
     const triedBefore = answer.ambiguousBefore || this.triedBefore(row.n);
-    // A contact holding a field the row never sent is not what its attempt stored alone: someone
-    // else may have stored the phone since, and this retry merged into their contact — uncertain.
-    const sentFields = Object.keys(body).filter((f) => !sameValue((body as Record<string, unknown>)[f], undefined));
-    const foreign = triedBefore && fieldsNotSent(c, sentFields).length > 0;
+    // A contact holding a field the row never sent — and the service does not fill itself — is not
+    // what its attempt stored alone: someone else may have stored the phone since, and this retry
+    // merged into their contact — uncertain.
+    const foreign = triedBefore && fieldsNotSent(c, sentFields, this.fills).length > 0;
     const uncertain = () => {
       note({ ...base, uncertain: true, w: contactDigest(stored) });
       return 'uncertain' as const;

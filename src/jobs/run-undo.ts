@@ -241,6 +241,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
     includeChanged: o.includeChanged,
     includeUncertain: o.includeUncertain === true,
     inFlight: found,
+    fills: recorded.fills,
     createdByOthers: found !== undefined ? createdByOthers(dir, target) : undefined,
     dryRun: o.dryRun,
     journal: files.journal,

@@ -21,7 +21,7 @@ import type { BulkPlan } from '../bulk/engine.js';
 import type { EarlierRun, Journal } from '../bulk/journal.js';
 import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
-import { contactDigest, type Effect, fieldDigest, fieldsNotSent, looseDigest, sameValue } from '../import/effects.js';
+import { contactDigest, type Effect, fieldDigest, fieldsNotSent, looseDigest, sameValue, type ServiceFills } from '../import/effects.js';
 import { storedByFirstSend } from '../import/undo-notes.js';
 import { lineName } from '../source/open.js';
 
@@ -112,6 +112,8 @@ export interface UndoPlanInput {
   onKept(e: Effect, what: string): void;
   /** The contacts holding each phone of the rows sent without a journaled answer (in-flight.ts). */
   inFlight?: Map<string, string[]> | undefined;
+  /** What the service fills itself on a contact it creates (src/import/effects.ts ServiceFills). */
+  fills?: ServiceFills | undefined;
   /** Contacts other imports of the account created, answered 201 (run-undo.ts): id → that import. */
   createdByOthers?: Map<string, string> | undefined;
 }
@@ -227,7 +229,7 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
         o.onKept(one, `holds the row's phone, but import ${creator} created it (the service answered its POST as a new contact): not what this row's send stored`);
         continue;
       }
-      const other = own === true ? notAsSent(contact, e.f) : undefined;
+      const other = own === true ? notAsSent(contact, e.f, o.fills) : undefined;
       if (other !== undefined && !o.includeUncertain) {
         o.onKept(one, `created after the row was sent, but ${other}: someone else may have stored the phone since — kept (--include-uncertain erases it)`);
         receipt(one, 'uncertain');
@@ -319,12 +321,12 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
  * journal older than the digests, compares nothing; a contact that shows none of the fields the
  * row sent is not taken as its own.
  */
-function notAsSent(contact: Record<string, unknown>, sent: Record<string, string> | undefined): string | undefined {
+function notAsSent(contact: Record<string, unknown>, sent: Record<string, string> | undefined, fills: ServiceFills | undefined): string | undefined {
   if (sent === undefined || Object.keys(sent).length === 0) return undefined;
   const shown = Object.keys(sent).filter((f) => f in contact);
   if (shown.length === 0) return 'it shows none of the fields the row sent';
   const other = shown.filter((f) => looseDigest(contact[f]) !== sent[f]);
   if (other.length > 0) return `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
-  const extra = fieldsNotSent(contact, Object.keys(sent));
+  const extra = fieldsNotSent(contact, Object.keys(sent), fills);
   return extra.length === 0 ? undefined : `it holds ${extra.join(', ')}, which the row did not send`;
 }

@@ -5,7 +5,7 @@
  * fields merged) or creates one (201); GET lists (`{data, pagination: {page, limit, total}}`) and
  * reads one; PATCH and DELETE. Options model what the seed leaves unshown: `createdAt: false` — no
  * creation time on a contact; `lose(n)` — the n-th POST is stored and its answer lost (the
- * connection dropped).
+ * connection dropped); `defaults` — fields the service fills itself on a contact it creates.
  */
 import { createServer } from 'node:http';
 import { listenOnLoopback } from './scripted-server.js';
@@ -23,7 +23,7 @@ export interface AccountsService {
 export async function accountsService(
   t: { after(fn: () => unknown): void },
   keys: string[],
-  o: { createdAt?: boolean; lose?: (post: number) => boolean; onPost?: (key: string, body: Record<string, unknown>) => void } = {},
+  o: { createdAt?: boolean; lose?: (post: number) => boolean; onPost?: (key: string, body: Record<string, unknown>) => void; defaults?: Record<string, unknown> } = {},
 ): Promise<AccountsService> {
   const accounts = new Map(keys.map((k) => [k, { contacts: [] as Stored[], next: 0 }]));
   let posts = 0;
@@ -54,7 +54,7 @@ export async function accountsService(
         let c = phone.startsWith('+') ? account.contacts.find((x) => digits(x.phone) === phone) : undefined;
         const status = c ? 200 : 201;
         if (c) Object.assign(c, body);
-        else account.contacts.push((c = { id: String(++account.next), ...body, ...(o.createdAt === false ? {} : { createdAt: new Date().toISOString() }) }));
+        else account.contacts.push((c = { id: String(++account.next), ...o.defaults, ...body, ...(o.createdAt === false ? {} : { createdAt: new Date().toISOString() }) }));
         if (o.lose?.(posts)) {
           res.destroy();
           return;

@@ -270,6 +270,22 @@ test('a full disk stops the import with rows on the wire: --resume counts them c
 
 const KEY = `sk_live_${'u'.repeat(24)}`;
 
+test('a service that fills a field itself (a default status): a lost answer\'s retry that meets its own contact is created, not uncertain — the default learnt from the import\'s 201 answers; the undo leaves the service empty', async (t) => {
+  const svc = await accountsService(t, [KEY], { defaults: { status: 'new' }, lose: (n) => n % 5 === 0 });
+  const env = { CALLCTL_BASE_URL: svc.baseUrl, CALLCTL_API_KEY: KEY, CALLCTL_CONFIG_DIR: tempDir(t) };
+  const dir = tempDir(t);
+  const imported = await runCli(['import', writeLeads(dir, 20), '--json'], { env, cwd: dir });
+  assert.equal(imported.code, 0, imported.stderr);
+  const s = JSON.parse(imported.stdout);
+  assert.deepEqual([s.created, s.matched, s.uncertain], [20, 0, undefined], imported.stdout);
+  assert.equal(svc.contacts(KEY).length, 20);
+  assert.ok(svc.posts() > 20, 'answers were lost and their rows sent again');
+
+  const r = await undo(env, await jobOf(env));
+  assert.equal(JSON.parse(r.stdout).erased, 20, r.stdout);
+  assert.deepEqual(svc.contacts(KEY), []);
+});
+
 test('a service without creation times: a row whose answer was lost is uncertain — never called matched; the undo names it and erases it only with --include-uncertain; every intent is in the journal before its POST', async (t) => {
   const config = tempDir(t);
   const journalText = () => readdirSync(join(config, 'journals')).map((n) => readFileSync(join(config, 'journals', n), 'utf8')).join('');
