@@ -162,7 +162,7 @@ interface TimelineSink {
 }
 export interface AnswerSource {
   observe(fn: (a: AnswerSeen | PauseSeen) => void): () => void;
-  stats(): { pace: number };
+  stats(): { pace: number; limit?: unknown };
 }
 
 /** Buckets written this often while a job runs (a kill -9 loses at most these seconds of the picture). */
@@ -173,14 +173,20 @@ const WRITE_EVERY_MS = 2000;
  * seconds, the last ones and the limit learnt (the limiter's pace) at the close.
  */
 export function recordTimeline(journal: TimelineSink, client: AnswerSource, now: () => number): void {
-  const rec = new TimelineRecorder({ jobStart: journal.jobStartedAt, runStart: now(), pace: () => client.stats().pace });
+  // The pace is the limit learnt only once a limit is known (headers, memory, or learnt from 429s):
+  // before, it is the limiter's first guess, which no chart or `jobs show` calls learnt.
+  const learnt = () => {
+    const s = client.stats();
+    return s.limit !== undefined ? s.pace : undefined;
+  };
+  const rec = new TimelineRecorder({ jobStart: journal.jobStartedAt, runStart: now(), pace: learnt });
   const off = client.observe((a) => rec.seen(a));
   const timer = setInterval(() => journal.timeline(rec.take(now())), WRITE_EVERY_MS);
   timer.unref();
   journal.onClose(() => {
     clearInterval(timer);
     off();
-    const pace = client.stats().pace;
-    return { timeline: rec.take(now(), true), limit: Number.isFinite(pace) && pace > 0 ? Math.round(pace * 100) / 100 : undefined };
+    const pace = learnt();
+    return { timeline: rec.take(now(), true), limit: pace !== undefined && Number.isFinite(pace) && pace > 0 ? Math.round(pace * 100) / 100 : undefined };
   });
 }

@@ -121,6 +121,7 @@ export async function showJob(ctx: Context, o: { job: string; html?: string | un
   if (job.baseUrl) lines.push(`  base URL  ${job.baseUrl}${job.key ? ` (key ${job.key.slice(0, 8)}…)` : ''}`);
   Object.entries(job.files).forEach(([k, v], i) => lines.push(`  ${i === 0 ? 'files' : '     '}     ${k.padEnd(8)} ${v}${existsSync(v) ? '' : ' (not written)'}`));
   if (job.limit !== undefined) lines.push(`  limit     ${job.limit} requests/s, as the limiter learnt it`);
+  else if (buckets.some((b) => b.admitted > 0)) lines.push('  limit     none learnt from this job\'s answers (no rate-limit header; no 429 that showed one)');
   const chart = terminalChart(buckets, { width: Math.min(120, out.columns ?? 80), color: out.isTTY === true && ctx.log.color });
   // Paths and options are shown, not obeyed (control characters escaped); the chart's colours are callctl's own.
   const shown = lines.map((l) => escapeControls(l));

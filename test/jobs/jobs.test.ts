@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { envFor, startTestSandbox } from '../helpers/sandbox.js';
 import { assertEachOnce, writeLeads } from '../helpers/leads.js';
+import { accountsService } from '../helpers/accounts-service.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Listed {
@@ -186,4 +187,18 @@ test('--restart keeps the earlier run in the records: interrupted, not resumable
     assert.equal(undo.code, 0, undo.stderr);
   }
   assert.equal(sb.contacts().length, 0, 'both runs undone: nothing the import stored is left');
+});
+
+test('a job against a service that sent no rate-limit header and no 429 shows no limit as learnt: not in jobs show, its chart or --json', async (t) => {
+  const key = `sk_live_${'j'.repeat(24)}`;
+  const svc = await accountsService(t, [key]);
+  const env = { CALLCTL_BASE_URL: svc.baseUrl, CALLCTL_API_KEY: key, CALLCTL_CONFIG_DIR: tempDir(t) };
+  const dir = tempDir(t);
+  assert.equal((await runCli(['import', writeLeads(dir, 12)], { env, cwd: dir })).code, 0);
+  const id = (JSON.parse((await runCli(['jobs', 'ls', '--json'], { env })).stdout) as Array<{ id: string }>)[0]!.id;
+  const shown = await runCli(['jobs', 'show', id], { env });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.doesNotMatch(shown.stdout, /as the limiter learnt it|limit as learnt/);
+  assert.match(shown.stdout, /^ {2}limit {5}none learnt from this job's answers \(no rate-limit header; no 429 that showed one\)$/m);
+  assert.equal(JSON.parse((await runCli(['jobs', 'show', id, '--json'], { env })).stdout).limit, null);
 });
