@@ -12,6 +12,7 @@
  * phone is never refused for being invalid — it is compared by its digits (src/phone/compare.ts) —
  * only for holding too few digits to identify anyone.
  */
+import { emailTypeOfName, phoneTypeOfName } from '../source/column-types.js';
 import { UsageError } from '../errors.js';
 import { fieldOfHeader, normalizeHeader, someNames } from '../source/headers.js';
 import { type EncodingName, lineName, openSource, type Source } from '../source/open.js';
@@ -72,6 +73,11 @@ function columnKind(header: string): ColumnKind | undefined {
   const name = normalizeHeader(header);
   if (ID_HEADERS.has(name)) return 'id';
   if (PHONE_HEADERS.has(name)) return 'phone';
+  // The import's typed names too (`Direct Line`, `Person - Phone - Mobile`): a column the import
+  // reads as a phone is searched as one.
+  const phoneType = phoneTypeOfName(header);
+  if (phoneType !== undefined && phoneType !== 'fax') return 'phone'; // a fax line is often an office's, shared
+  if (emailTypeOfName(header) !== undefined) return 'email';
   const field = fieldOfHeader(header);
   if (field === 'phone' || field === 'email') return field;
   const words = wordsOf(header);

@@ -1,14 +1,14 @@
 /**
  * Which of a row's phones and e-mails is sent (docs/commands/import.md, "Which phone, which e-mail"): every value of every phone
  * column (Google's ` ::: ` joins several in a cell) is a candidate with the type its export gives it
- * (column-types.ts), ranked mobile, work, home, main, other, then fax and pager — a column named by
+ * (src/source/column-types.ts), ranked mobile, work, home, main, other, then fax and pager — a column named by
  * `--map` first —, and within a type in the file's order. The first valid one is sent: a cell that
  * holds no valid number gives way to the next, and that is counted ("phone from Phone 2 - Value:
  * Phone 1 - Value is not valid"). E-mails likewise: home, work, a plain `Email`, other, private.
  * The phones not sent are counted, and with `--keep-other-phones` written into the notes.
  */
 import { isEmail } from '../api/fields.js';
-import { EMAIL_TYPES, type EmailType, emailTypeOfLabel, PHONE_TYPES, type PhoneType, phoneTypeOfLabel } from './column-types.js';
+import { EMAIL_TYPES, type EmailType, emailTypeOfLabel, PHONE_TYPES, type PhoneType, phoneTypeOfLabel } from '../source/column-types.js';
 import type { ContactColumn, Mapping } from './mapping.js';
 
 /** One value of a row that may be its phone or e-mail: where it is, and what its export calls it. */

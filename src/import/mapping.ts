@@ -1,13 +1,13 @@
 /**
  * Column names to contact fields, for the import: each header read by the names of real exports
  * (src/source/headers.ts). Several columns may hold a phone or an e-mail: each is kept with the
- * type its export gives it (column-types.ts), and the one sent is chosen row by row by type
+ * type its export gives it (src/source/column-types.ts), and the one sent is chosen row by row by type
  * (choice.ts). `--map` overrides all of it.
  */
 import { CONTACT_FIELDS, type ContactField } from '../api/fields.js';
 import { UsageError } from '../errors.js';
 import { fieldOfHeader, type HeaderTarget, normalizeHeader } from '../source/headers.js';
-import { type EmailType, emailTypeOfName, numberedColumn, type PhoneType, phoneTypeOfName, vcardColumn } from './column-types.js';
+import { type EmailType, emailTypeOfName, numberedColumn, type PhoneType, phoneTypeOfName, vcardColumn } from '../source/column-types.js';
 
 export const FIELDS = CONTACT_FIELDS;
 export type Field = ContactField;

@@ -8,7 +8,7 @@
  */
 import { type PhoneResult, toE164 } from '../phone/e164.js';
 import { type Candidate, chooseEmail, phoneCandidates } from './choice.js';
-import type { PhoneType } from './column-types.js';
+import type { PhoneType } from '../source/column-types.js';
 import type { AddressBlock, Mapping } from './mapping.js';
 import type { RowCountries, RowRegion } from './row-country.js';
 

@@ -32,7 +32,7 @@ export function normalizeHeader(h: string): string {
  *   State/Region, Zip code / Postal Code, Lead status, Lifecycle stage.
  * - Thunderbird and Atmail (roundcube's csv2vcard maps): Primary/Secondary Email, Mobile Number,
  *   Home Mobile, Work Mobile; a vCard converted to CSV: FN (its fax, pager and typed columns:
- *   src/import/column-types.ts).
+ *   src/source/column-types.ts).
  * - Salesforce (API names and report labels): FirstName, LastName, Email, Phone, MobilePhone,
  *   HomePhone, OtherPhone, AssistantPhone, Description, Status, Mailing/Other/Billing Street, City, State,
  *   PostalCode (report: Mailing Zip/Postal Code, Mailing State/Province).
@@ -40,7 +40,7 @@ export function normalizeHeader(h: string): string {
  *   Zip Code, Description, Lead Status, Tag; contacts' Mailing/Other Street, City, State, Zip.
  * - Pipedrive: Person - Name, Person - Email, Person - Phone, Person - Label, Person - Note; its
  *   newer export one column a label: Person - First name, Person - Last name, Person - Phone - Work
- *   / Home / Mobile / Other, Person - Email - Work / Home / Other (typed: src/import/column-types.ts).
+ *   / Home / Mobile / Other, Person - Email - Work / Home / Other (typed: src/source/column-types.ts).
  * - Close: contact_name, primary_email, primary_phone, Contact Name/Email/Phone, Lead Status
  *   (Close's lead_name is the company, so it is not taken for the person's name).
  * - Copper: Lead Name / Person Name, Work Email, Phone, Description, Status, Tags.

@@ -138,3 +138,21 @@ test('a workbook of requests is read sheet by sheet: the second sheet\'s person 
   assert.match(refused.stderr, /^callctl: .*with-notes\.xlsx, worksheet "Notes": no id, phone or e-mail column among: Remark, Date \(/m);
   assert.deepEqual(sb.contacts().map((c) => c.id), kept, 'nothing sent');
 });
+
+test('a request file\'s columns the import reads as phones or e-mails by their name (Direct Line, Person - Phone - Mobile, Private Email) are searched too; a fax column is not', async (t) => {
+  const sb = await startTestSandbox(t, { rateLimit: 0, seed: 2 });
+  const env = envFor(sb, t);
+  const dir = tempDir(t);
+  const ann = await contact(sb, { firstName: 'Ann', phone: '+44 20 7946 0333' });
+  const bea = await contact(sb, { firstName: 'Bea', phone: '+44 7700 900777' });
+  const cai = await contact(sb, { firstName: 'Cai', email: 'cai@example.com' });
+  const office = await contact(sb, { firstName: 'Reception', phone: '+44 20 7946 0000' });
+  const csv = join(dir, 'requests.csv');
+  writeFileSync(csv, 'Name,Direct Line,Person - Phone - Mobile,Private Email,Business Fax\nAnn,+44 20 7946 0333,,,+44 20 7946 0000\nBea,,+44 7700 900777,,\nCai,,,cai@example.com,\n');
+  const r = await runCli(['contacts', 'rm', '--from', csv, '--confirm', '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).erased, 3, r.stderr);
+  const left = sb.contacts().map((c) => c.id);
+  for (const id of [ann, bea, cai]) assert.ok(!left.includes(id), `${id} erased`);
+  assert.ok(left.includes(office), 'the office fax line is no person\'s request');
+});

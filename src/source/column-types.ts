@@ -7,7 +7,7 @@
  * exports write them (roundcube's csv2vcard maps and test exports: gmail.csv, outlook.csv,
  * tb_plain.csv). The phone sent is chosen by these types (choice.ts, docs/commands/import.md "Which phone, which e-mail").
  */
-import { normalizeHeader } from '../source/headers.js';
+import { normalizeHeader } from './headers.js';
 
 /** A phone's type, most wanted first: a call reaches a mobile best, a fax or pager never a person. */
 export const PHONE_TYPES = ['mapped', 'mobile', 'work', 'home', 'main', 'other', 'fax', 'pager'] as const;
