@@ -7,7 +7,7 @@
 import { getContact } from '../api/contacts.js';
 import { storedContact } from '../contacts/people.js';
 import type { Context } from '../context.js';
-import { lineName } from '../source/open.js';
+import { lineName, lineRef } from '../source/open.js';
 import { ApiError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { createListWriter } from '../output/writers.js';
@@ -69,7 +69,7 @@ export async function previewOrRefuse(
   listing: { listed: boolean; files: OwnFile[] },
 ): Promise<number> {
   const preview = await previewErasure(client, resolutions, listing.listed);
-  const erasable = preview.flatMap((p) => (p.contact === undefined ? [] : [{ request: p.request.sheet === undefined ? p.request.line : lineName(p.request), id: p.contact.id }]));
+  const erasable = preview.flatMap((p) => (p.contact === undefined ? [] : [{ request: lineRef(p.request), id: p.contact.id }]));
   // A contact several requests find is one contact erased once, as the real run counts it.
   const distinct = new Set(erasable.map((p) => p.id)).size;
   const what = `${distinct} contact${distinct === 1 ? '' : 's'} for ${requests.length} request${requests.length === 1 ? '' : 's'}`;

@@ -20,7 +20,7 @@ import type { ApiClient } from '../http/client.js';
 import type { ReceiptsFile } from './receipts.js';
 import type { ErasureRequest } from './requests.js';
 import type { Resolution } from './resolve.js';
-import { lineName } from '../source/open.js';
+import { lineName, lineRef } from '../source/open.js';
 
 /** What the erasure did, beyond the engine's counts: contacts tried, erased, requests that found nobody. */
 export interface ErasureCounts {
@@ -57,7 +57,7 @@ export function erasurePlan(client: ApiClient, resolutions: Resolution[], receip
   const receiptedBefore = inFlightBefore.size > 0 ? receipts.erasedBefore() : new Set<string>();
   const receipt = (request: ErasureRequest, erased?: { id: string; at: string }) => {
     // A request's line as its receipt names it: a number, or a workbook's `Leads!12`.
-    const line = request.sheet === undefined ? request.line : lineName(request);
+    const line = lineRef(request);
     if (erased !== undefined && receiptedBefore.has(`${line} ${erased.id}`)) return;
     receipts.add(erased === undefined ? { request: line, found: 0, at: at() } : { request: line, id: erased.id, erased: true, at: erased.at });
   };

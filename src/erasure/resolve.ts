@@ -81,7 +81,7 @@ export function lookalikeLines(resolutions: Resolution[], index: PeopleIndex | u
  * "found 0" (erase-plan.ts).
  */
 export function nearLines(resolutions: Resolution[]): string[] {
-  return resolutions.flatMap(({ request, near }) => (near === undefined ? [] : [`line ${request.line}: ${nearLine(near, 'not erased')}`]));
+  return resolutions.flatMap(({ request, near }) => (near === undefined ? [] : [`line ${lineName(request)}: ${nearLine(near, 'not erased')}`]));
 }
 
 /** Who each request is, for the search of the operator's own copies. */

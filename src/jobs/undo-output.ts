@@ -9,7 +9,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Context } from '../context.js';
 import type { Effect } from '../import/effects.js';
-import { lineName } from '../source/open.js';
+import { lineName, lineRef } from '../source/open.js';
 import { guardCell } from '../output/csv-guard.js';
 import { writeFileAtomic } from '../output/files.js';
 import { createListWriter } from '../output/writers.js';
@@ -41,7 +41,7 @@ const COLUMNS = [
 /** What the undo would do to each contact, from the record alone (before any contact is read). */
 export function plannedRows(items: Effect[]): UndoRow[] {
   return items.map((e) => ({
-    line: e.sheet === undefined ? e.line : lineName(e),
+    line: lineRef(e),
     id: e.kind === 'inFlight' ? '(found by its phone)' : e.id,
     action: PLANNED[e.kind],
     fields: e.kind === 'changed' ? Object.keys(e.fields).join(';') : '',

@@ -67,6 +67,11 @@ export function lineName(row: { line: number; sheet?: string | undefined }): str
   return `${plain ? row.sheet : `'${row.sheet.replace(/'/g, "''")}'`}!${row.line}`;
 }
 
+/** A line as a record keeps it: its number in a CSV, `Leads!12` (lineName) in a workbook. */
+export function lineRef(row: { line: number; sheet?: string | undefined }): number | string {
+  return row.sheet === undefined ? row.line : lineName(row);
+}
+
 /** The delimiter that splits the header line into the most fields, outside quotes. */
 export function sniffDelimiter(headerLine: string): string {
   let best = ',';
