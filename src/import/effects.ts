@@ -162,7 +162,8 @@ export function effectsOf(p: ParsedJournal): Effects {
   const fills = new ServiceFills();
   for (const [r, i] of p.intents) {
     const status = p.rows.get(r);
-    if (typeof i.t !== 'number' || (status !== undefined && status !== 'failed')) continue;
+    // A row whose person was erased since (--purge-local took its phone out) has nothing to find.
+    if (typeof i.t !== 'number' || i.erased === true || (status !== undefined && status !== 'failed')) continue;
     inFlight.push({ row: r, line: typeof i.l === 'number' ? i.l : r, ...(typeof i.s === 'string' ? { sheet: i.s } : {}), p: typeof i.p === 'string' ? i.p : undefined, t: i.t, ...(isDigests(i.f) ? { f: i.f } : {}) });
   }
   inFlight.sort((a, b) => a.row - b.row);

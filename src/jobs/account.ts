@@ -11,7 +11,8 @@ import type { JobRecord } from '../bulk/records.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
-const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+/** Two base URLs are one (a trailing slash aside). */
+export const sameBase = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 export async function refuseOtherAccount(ctx: Context, job: JobRecord, o: { doing: 'resume' | 'undo'; strict: boolean }): Promise<void> {
   const settings = await ctx.settings();

@@ -18,7 +18,7 @@ import { type Effect, effectsOf } from '../import/effects.js';
 import { runningError, takeLock } from '../bulk/lock.js';
 import { findJob, type JobRecord, readJobs, readJournal } from '../bulk/records.js';
 import { lineName } from '../source/open.js';
-import { refuseOtherAccount } from './account.js';
+import { refuseOtherAccount, sameBase } from './account.js';
 import { undoCounts } from './counts.js';
 import { inFlightContacts } from './in-flight.js';
 import { KEPT_SHOWN, plannedRows, showUndoTable, tableAsked, UndoTable, writeUndoChanges } from './undo-output.js';
@@ -108,7 +108,7 @@ function earlierUndos(dir: string, importId: string): { done: Map<string, string
 function createdByOthers(dir: string, target: JobRecord): Map<string, string> {
   const by = new Map<string, string>();
   for (const job of readJobs(dir)) {
-    if (job.kind !== 'import' || job.id === target.id || job.dryRun || job.baseUrl !== target.baseUrl || job.key !== target.key) continue;
+    if (job.kind !== 'import' || job.id === target.id || job.dryRun || !sameBase(job.baseUrl ?? '', target.baseUrl ?? '') || job.key !== target.key) continue;
     const p = readJournal(job);
     for (const [r, status] of p.rows) {
       const d = p.data.get(r);
@@ -133,7 +133,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const inFlight = recorded.inFlight.flatMap((r): Effect[] => (r.p !== undefined ? [{ kind: 'inFlight', row: r.row, line: r.line, ...(r.sheet !== undefined ? { sheet: r.sheet } : {}), id: '', p: r.p, t: r.t, ...(r.f !== undefined ? { f: r.f } : {}) }] : []));
   const effects = [...recorded.effects, ...inFlight];
   const phoneless = recorded.inFlight.filter((r) => r.p === undefined);
-  if (phoneless.length > 0) ctx.log.warn(`line${phoneless.length === 1 ? '' : 's'} ${phoneless.map((r) => r.line).join(', ')}: sent without a phone, the answer never journaled — what ${phoneless.length === 1 ? 'it' : 'they'} stored cannot be found by the undo (check the contacts)`);
+  if (phoneless.length > 0) ctx.log.warn(`line${phoneless.length === 1 ? '' : 's'} ${phoneless.map((r) => lineName(r)).join(', ')}: sent without a phone, the answer never journaled — what ${phoneless.length === 1 ? 'it' : 'they'} stored cannot be found by the undo (check the contacts)`);
   if (inFlight.length > 0) ctx.log.warn(`${inFlight.length} row${inFlight.length === 1 ? ' was' : 's were'} sent without a journaled answer (the import stopped, or ${inFlight.length === 1 ? 'it' : 'they'} failed): the contacts are read to find what ${inFlight.length === 1 ? 'it' : 'they'} stored`);
   const earlier = earlierUndos(dir, target.id);
   // A row sent without a journaled answer whose contact an earlier undo erased is done: not looked
@@ -232,7 +232,7 @@ export async function runUndo(ctx: Context, o: UndoOptions): Promise<number> {
   const table = new UndoTable(o.dryRun, receipts);
   const keptNamed: string[] = [];
   // The contacts to read, the cheaper way: one listing of the account, or one GET each.
-  const toRead = new Set(left.filter((e) => e.kind !== 'unread').map((e) => e.id));
+  const toRead = new Set(left.filter((e) => e.kind === 'created' || e.kind === 'changed' || (e.kind === 'uncertain' && o.includeUncertain === true)).map((e) => e.id));
   const reads = await readForUndo(client, toRead);
   ctx.log.info(`reading the ${toRead.size.toLocaleString('en-US')} contacts to undo by ${reads.how}`);
   const { plan, tally } = undoPlan({

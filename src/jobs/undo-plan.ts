@@ -23,7 +23,7 @@ import { ApiError, RuntimeError } from '../errors.js';
 import { type ApiClient, pathOf } from '../http/client.js';
 import { contactDigest, type Effect, fieldDigest, fieldsNotSent, looseDigest, sameValue, type ServiceFills } from '../import/effects.js';
 import { storedByFirstSend } from '../import/undo-notes.js';
-import { lineName } from '../source/open.js';
+import { lineName, lineRef } from '../source/open.js';
 
 /**
  * What the undo did to one contact, and the row's ending: `partly` is a contact given some fields
@@ -146,7 +146,7 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
   const tally: UndoTally = { keptFields: 0 };
   const at = () => new Date(o.now()).toISOString();
   const receipt = (e: Effect, did: Receipt['did'], extra: Partial<Receipt> = {}) => {
-    o.receipts?.add({ item: e.sheet === undefined ? e.line : lineName(e), id: e.id, did, ...extra, at: at() });
+    o.receipts?.add({ item: lineRef(e), id: e.id, did, ...extra, at: at() });
   };
   const intendedErase = (row: number, id: string) => o.erasingBefore.has(id) || o.earlier?.intents.get(row)?.act === 'erase';
 
@@ -317,14 +317,14 @@ export function undoPlan(o: UndoPlanInput): { plan: BulkPlan<Effect>; tally: Und
 /**
  * Why a contact found by a row's phone and created after its send may not be the row's (`sent`:
  * the row's digests, src/import/effects.ts sentDigests): a field it holds otherwise than the row
- * sent it. A field it does not show is not compared; a row that sent nothing but its phone, or a
- * journal older than the digests, compares nothing; a contact that shows none of the fields the
- * row sent is not taken as its own.
+ * sent it, or one it holds that the row did not send (and the service does not fill itself). A
+ * field it does not show is not compared; a journal older than the digests compares nothing; a
+ * contact that shows none of the fields the row sent is not taken as its own.
  */
 function notAsSent(contact: Record<string, unknown>, sent: Record<string, string> | undefined, fills: ServiceFills | undefined): string | undefined {
-  if (sent === undefined || Object.keys(sent).length === 0) return undefined;
+  if (sent === undefined) return undefined;
   const shown = Object.keys(sent).filter((f) => f in contact);
-  if (shown.length === 0) return 'it shows none of the fields the row sent';
+  if (shown.length === 0 && Object.keys(sent).length > 0) return 'it shows none of the fields the row sent';
   const other = shown.filter((f) => looseDigest(contact[f]) !== sent[f]);
   if (other.length > 0) return `its ${other.join(', ')} ${other.length === 1 ? 'is' : 'are'} not what the row sent`;
   const extra = fieldsNotSent(contact, Object.keys(sent), fills);

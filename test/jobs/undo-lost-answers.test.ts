@@ -82,11 +82,12 @@ async function heldPostSandbox(t: Parameters<typeof startTestSandbox>[0], n: num
 }
 
 /** An import of 40 rows killed -9 with its 12th POST held on the wire (released by `release`); the service's state before it. */
-async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0], extra: string[] = []) {
+async function killedWithPostOnTheWire(t: Parameters<typeof startTestSandbox>[0], extra: string[] = [], file?: (dir: string) => string) {
   const { sb, release, held } = await heldPostSandbox(t, 12);
   const before = state(sb);
   const env = envFor(sb, t);
-  const run = startCli(['--concurrency', '1', 'import', writeLeads(tempDir(t), 40), ...extra], { env });
+  const dir = tempDir(t);
+  const run = startCli(['--concurrency', '1', 'import', file ? file(dir) : writeLeads(dir, 40), ...extra], { env });
   await waitFor(() => held(), 30_000, 'the 12th POST on the wire');
   run.child.kill('SIGKILL');
   assert.equal((await run.result).signal, 'SIGKILL');
@@ -227,6 +228,21 @@ test('an undo killed -9 with the DELETE of what a lost send stored on the wire, 
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stderr, /nothing to undo for job \w+: job \w+ undid it already; nothing was sent/);
   assert.equal(JSON.parse(again.stdout).erased, 0);
+});
+
+test('kill -9 with a POST of a row that sent only its phone, never stored; someone else then stores that phone with their name: the undo keeps their contact', async (t) => {
+  const { sb, before, env } = await killedWithPostOnTheWire(t, [], (dir) => {
+    const path = join(dir, 'phones.csv');
+    writeFileSync(path, `Mobile\n${Array.from({ length: 20 }, (_, i) => leadPhone(i)).join('\n')}\n`);
+    return path;
+  });
+  const other = await sandboxRequest(sb, 'POST', '/contacts', { body: { firstName: 'Someone', lastName: 'Else', phone: leadPhone(11) } });
+  const theirs = (other.body as { id: string }).id;
+
+  const r = await undo(env, await jobOf(env));
+  assert.deepEqual([JSON.parse(r.stdout).erased, JSON.parse(r.stdout).uncertain], [11, 1], r.stdout);
+  assert.match(r.stderr, new RegExp(`kept contact ${theirs} \\(line 13\\): created after the row was sent, but it holds firstName, lastName, which the row did not send`));
+  assert.deepEqual(state(sb), new Map([...before, [theirs, state(sb).get(theirs)!]]));
 });
 
 /** A preload that fills the disk under the journals after `after` writes: every later write there fails with ENOSPC. */
