@@ -92,10 +92,11 @@ export type CloseHook = () => { timeline: BucketRow[]; limit: number | undefined
 export class Journal {
   private fd: number | undefined;
   private dirty = false;
-  /** A row's ending or answer was written by this run: it is a job that happened. */
-  private rowsWritten = false;
-  /** A row's intent was written by this run: a request went on the wire, and may have been stored. */
-  private intentsWritten = false;
+  /**
+   * A row's ending, answer or intent was written by this run: it is a job that happened (an intent:
+   * a request went on the wire, and may have been stored).
+   */
+  private wroteRows = false;
   private lastSync = 0;
   /** An fsync on libuv's pool not yet done; the fd is closed only after it (closeAfterSync). */
   private syncing = false;
@@ -207,7 +208,7 @@ export class Journal {
   }
 
   record(row: number, status: RowStatus): void {
-    this.rowsWritten = true;
+    this.wroteRows = true;
     const before = this.earlierRun?.rows.get(row);
     if (before !== undefined) this.tally[before] = (this.tally[before] ?? 1) - 1;
     this.tally[status] = (this.tally[status] ?? 0) + 1;
@@ -216,7 +217,7 @@ export class Journal {
 
   /** What the answer of a row said, for a later reader (an undo): written before its ending. */
   note(row: number, data: Record<string, unknown>): void {
-    this.rowsWritten = true;
+    this.wroteRows = true;
     this.append({ r: row, d: data });
   }
 
@@ -226,7 +227,7 @@ export class Journal {
    * lines after it carry it to the disk in their batch).
    */
   intent(row: number, data: Record<string, unknown>): void {
-    this.intentsWritten = true;
+    this.wroteRows = true;
     this.append({ r: row, i: data }, false);
   }
 
@@ -315,7 +316,7 @@ export class Journal {
    */
   discard(o: { refused?: boolean } = {}): void {
     if (this.fd === undefined) return;
-    if (this.earlierRun !== undefined || (o.refused !== true && (this.rowsWritten || this.intentsWritten))) {
+    if (this.earlierRun !== undefined || (o.refused !== true && this.wroteRows)) {
       try {
         return this.close(false);
       } catch {
@@ -328,7 +329,9 @@ export class Journal {
         return;
       }
     }
-    closeSync(this.fd);
+    // A background fsync may still hold the descriptor: closed once it ends (as abandon does).
+    if (this.syncing) this.closeAfterSync = this.fd;
+    else closeSync(this.fd);
     this.fd = undefined;
     try {
       rmSync(this.path, { force: true });

@@ -113,7 +113,12 @@ export async function runErasure(ctx: Context, o: ErasureOptions): Promise<numbe
   const index = await listingFor(ctx, client, requests, region, files.length > 0 && (o.dryRun || o.confirm));
   const resolutions = resolveAll(requests, index, (line) => ctx.log.info(line));
   for (const line of [...lookalikeLines(resolutions, index), ...nearLines(resolutions)]) ctx.log.warn(line);
-  if (o.dryRun || !o.confirm) return previewOrRefuse(ctx, client, { ...o, shownName: out.shownName, started }, requests, resolutions, { listed: index !== undefined, files });
+  if (o.dryRun || !o.confirm) {
+    // A preview holds no lock and no journal: a signal from here ends it as Node's default does,
+    // and one met while it listed stops it now (context.ts guardSignals).
+    ctx.rowsStart();
+    return previewOrRefuse(ctx, client, { ...o, shownName: out.shownName, started }, requests, resolutions, { listed: index !== undefined, files });
+  }
 
   const receipts = new ReceiptsFile(out.receiptsPath, out.makeFolder, (t) => ctx.log.redact(t));
   const source = requestRows(requests);
