@@ -92,16 +92,10 @@ export class Context {
     return this.key;
   }
 
-  /** The settings with the key itself (apiKey), wherever it lives. */
-  async settingsWithKey(): Promise<Settings> {
-    const settings = await this.settings();
-    return { ...settings, apiKey: await this.apiKey() };
-  }
-
   /** The API client: key and base URL checked, limiter built. Nothing is sent until a request. */
   api(): Promise<ApiClient> {
     this.client ??= (async () => {
-      const settings = await this.settingsWithKey();
+      const settings = { ...(await this.settings()), apiKey: await this.apiKey() };
       const configDir = dirname((await this.config()).path);
       const { createApiClient } = await import('./http/client.js');
       const client = await createApiClient({ settings, deps: this.deps, log: this.log, configDir });

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 
 /** A command's path (`contacts rm`) → the page its help names; a verb not listed takes its group's. */
-export const REFERENCE: Readonly<Record<string, string>> = {
+const REFERENCE: Readonly<Record<string, string>> = {
   '': 'docs/cli.md (what every command shares), and a page per command group in docs/commands/',
   import: 'docs/commands/import.md (import undo: docs/commands/jobs.md)',
   'import undo': 'docs/commands/jobs.md',
@@ -25,7 +25,7 @@ export const REFERENCE: Readonly<Record<string, string>> = {
 };
 
 /** The page `path` names: its own entry, else its group's first page. */
-export function referenceOf(path: readonly string[]): string | undefined {
+function referenceOf(path: readonly string[]): string | undefined {
   const own = REFERENCE[path.join(' ')];
   if (own !== undefined) return own;
   const group = path.length > 1 ? REFERENCE[path[0] as string] : undefined;

@@ -83,7 +83,7 @@ export async function readKey(settings: Settings): Promise<string | undefined> {
 }
 
 /** The key kept in the keychain for profile `name`, or AuthError (exit 3) saying why there is none. */
-export async function readKeychainKey(ref: KeychainRef, name: string): Promise<string> {
+async function readKeychainKey(ref: KeychainRef, name: string): Promise<string> {
   const { KeychainUnreachable, readFromKeychain } = await import('./keychain.js');
   const hint = 'run callctl login again (--insecure-storage keeps it in the config file), or set CALLCTL_API_KEY';
   let key: string | null;

@@ -21,7 +21,7 @@ export interface Candidate<T> {
 }
 
 /** Google's separator of several values in one cell. */
-const MULTI = /\s+:::\s+|^:::\s+|\s+:::$/;
+export const MULTI = /\s+:::\s+|^:::\s+|\s+:::$/;
 const values = (cell: string | undefined) => (cell ?? '').split(MULTI).map((v) => v.trim());
 
 function candidates<T extends string>(cells: string[], columns: ContactColumn<T>[], ranks: readonly string[], ofLabel: (label: string) => T, split: (cell: string | undefined) => string[]): Candidate<T>[] {
@@ -45,7 +45,7 @@ export function phoneCandidates(cells: string[], mapping: Mapping): Candidate<Ph
 }
 
 /** A row's e-mails, most wanted first (a cell may list several: ` ::: `, `;` or `,` between them). */
-export function emailCandidates(cells: string[], mapping: Mapping): Candidate<EmailType>[] {
+function emailCandidates(cells: string[], mapping: Mapping): Candidate<EmailType>[] {
   return candidates(cells, mapping.emails, EMAIL_TYPES, emailTypeOfLabel, (cell) => (cell ?? '').split(/\s*:::\s*|[;,]/).map((v) => v.trim()));
 }
 

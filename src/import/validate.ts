@@ -7,13 +7,11 @@
  * field takes the first, tags take them all (docs/commands/import.md, "Mapping columns to fields").
  */
 import { type PhoneResult, toE164 } from '../phone/e164.js';
-import { type Candidate, chooseEmail, phoneCandidates } from './choice.js';
+import { type Candidate, chooseEmail, MULTI, phoneCandidates } from './choice.js';
 import type { PhoneType } from '../source/column-types.js';
 import type { AddressBlock, Mapping } from './mapping.js';
 import type { RowCountries, RowRegion } from './row-country.js';
 
-/** Google's separator of several values in one cell. */
-const MULTI = /\s+:::\s+|^:::\s+|\s+:::$/;
 
 /** The first of Google's ` ::: `-joined values (the whole cell when there is one). */
 export function firstValue(cell: string): string {

@@ -19,7 +19,7 @@ export interface SheetSummary {
 }
 
 /** A row holds a value: a cell with text that is not blank, or a shared string (looked up later). */
-export const holdsValue = (cells: RawCell[]) => cells.some((c) => c.shared !== undefined || (c.text !== undefined && c.text.trim() !== ''));
+const holdsValue = (cells: RawCell[]) => cells.some((c) => c.shared !== undefined || (c.text !== undefined && c.text.trim() !== ''));
 
 /** One sheet's header cells and the rows holding a value. */
 async function scanSheet(book: Book, sheet: SheetInfo): Promise<{ header: RawCell[] | undefined; rows: number | undefined }> {

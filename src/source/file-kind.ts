@@ -89,7 +89,7 @@ function cfbRefusal(path: string, shown: string): UsageError {
 }
 
 /** The names in an OLE2 file's directory, read sector by sector through its FAT (a bounded walk). */
-export function cfbStreamNames(path: string): Set<string> {
+function cfbStreamNames(path: string): Set<string> {
   const names = new Set<string>();
   const fd = openSync(path, 'r');
   try {

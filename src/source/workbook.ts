@@ -21,7 +21,7 @@ import type { RawCell, RawRow } from './xlsx-book.js';
  * Temporary space for the shared strings, as a multiple of the file's size (and 1 MB more): a
  * workbook's texts compress 3 to 6 times; a table that inflates past this is refused as a bomb.
  */
-export const STRINGS_PER_FILE_BYTE = 10;
+const STRINGS_PER_FILE_BYTE = 10;
 
 export interface WorkbookOptions {
   /** The file (resolved) and how the operator named it. */

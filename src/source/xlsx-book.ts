@@ -35,7 +35,7 @@ export type RawRow = { number: number; cells: RawCell[]; long?: undefined } | { 
 const DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81]);
 
 /** A format code that shows a date or a time: d, m, y, h or s outside quotes, escapes and `[…]` (but `[h]`). */
-export function isDateFormat(code: string): boolean {
+function isDateFormat(code: string): boolean {
   const bare = code
     .replace(/"[^"]*"/g, '')
     .replace(/\\./g, '')
@@ -45,7 +45,7 @@ export function isDateFormat(code: string): boolean {
 }
 
 /** Excel's date serial (days since 1899-12-30, or since 1904-01-01) as ISO 8601: the day alone at midnight. */
-export function serialDate(serial: number, date1904: boolean): string | undefined {
+function serialDate(serial: number, date1904: boolean): string | undefined {
   const ms = Math.round((serial + (date1904 ? 1462 : 0) - 25569) * 86_400_000);
   const d = new Date(ms);
   if (!Number.isFinite(serial) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) return undefined;
@@ -53,7 +53,7 @@ export function serialDate(serial: number, date1904: boolean): string | undefine
 }
 
 /** A Date (UTC, as Excel's dates have no zone) as ISO 8601, the day alone when it has no time. */
-export function isoText(d: Date): string {
+function isoText(d: Date): string {
   const iso = d.toISOString();
   if (iso.endsWith('T00:00:00.000Z')) return iso.slice(0, 10);
   return iso.replace(/\.000Z$|Z$/, '');
@@ -112,7 +112,7 @@ function relationships(file: string, entries: Map<string, ZipEntry>, part: strin
 }
 
 /** A member by path; ZIP names are case-sensitive but some writers and tools are not (OPC says case-insensitive). */
-export function findEntry(entries: Map<string, ZipEntry>, path: string): ZipEntry | undefined {
+function findEntry(entries: Map<string, ZipEntry>, path: string): ZipEntry | undefined {
   const exact = entries.get(path);
   if (exact) return exact;
   const lower = path.toLowerCase();

@@ -14,7 +14,7 @@ import { RuntimeError } from '../errors.js';
  * The most a member may inflate to, as a multiple of its compressed size. XML compresses 10 to 30
  * times (a sheet of empty styled cells, ~60); deflate cannot pass ~1,030; a zip bomb is near that.
  */
-export const INFLATE_RATIO = 150;
+const INFLATE_RATIO = 150;
 /** Below this many bytes inflated, a member's ratio is not checked (a tiny part compresses well). */
 const RATIO_GRACE = 1024 * 1024;
 
@@ -100,7 +100,7 @@ function dataAt(file: string, entry: ZipEntry): number {
 const mb = (n: number) => (n >= 1024 * 1024 * 1024 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
 /** A member callctl will not inflate: one line naming it, and what to do. */
-export function bombError(shown: string, entry: ZipEntry, why: string): RuntimeError {
+function bombError(shown: string, entry: ZipEntry, why: string): RuntimeError {
   return new RuntimeError('workbook_bomb', `${shown}: ${entry.name} ${why} — a zip bomb, or a broken file: not read`, 'open it in the program that made it and save it again, or export the sheet as CSV');
 }
 
