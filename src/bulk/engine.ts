@@ -73,7 +73,7 @@ export interface BulkPlan<T> {
 /** What the engine asks of the API client (src/http/client.ts) besides the plan's requests. */
 export interface JobClient {
   /** Patient retries for a bulk job, its outage told by the progress line. */
-  forBulkJob(o?: { progress?: boolean }): void;
+  forBulkJob(phase: 'rows'): void;
   /** Ctrl-C: every wait (a pause, a back-off) ends now. */
   stopWaiting(): void;
   outage(): OutageView;
@@ -171,7 +171,7 @@ export async function runBulk<T>(plan: BulkPlan<T>, io: BulkIO): Promise<BulkRes
     } else abort.abort();
   };
   const offs = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((name) => io.onSignal(name, onSignal));
-  if (!io.dryRun) io.client?.forBulkJob({ progress: true });
+  if (!io.dryRun) io.client?.forBulkJob('rows');
   const ended = () => Object.values(c.endings).reduce((a, b) => a + b, 0);
   const finishedCount = () => ended() + c.rejected + c.duplicates + c.failed + c.valid;
   const progress = await io.startProgress(() => ({

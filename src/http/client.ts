@@ -111,10 +111,15 @@ export class ApiClient {
   /** Told of every attempt's answer, 429s included, of every failed attempt, and of every pause (a job's timeline). */
   private readonly observers = new Set<(a: AnswerSeen | PauseSeen) => void>();
   private lastNotice = { line: '', at: 0 };
-  /** A bulk job: patient retries, told by its progress line rather than a line per retry. */
-  private bulk = false;
-  /** A bulk job's progress line tells its retries (forBulkJob). */
-  private progressTells = false;
+  /**
+   * `oneShot`: a command's request, given up after --timeout in all. `job`: a bulk job's read before
+   * its rows — patient retries, each said on stderr. `rows`: its rows under way — patient, their
+   * progress line tells an outage (forBulkJob).
+   */
+  private phase: 'oneShot' | 'job' | 'rows' = 'oneShot';
+  private get bulk(): boolean {
+    return this.phase !== 'oneShot';
+  }
   /** Answers in a row that were not the API's. */
   private notApiStreak = 0;
   /** Aborted to end every wait at once: Ctrl-C in a job, a pause past --max-pause. */
@@ -146,13 +151,12 @@ export class ApiClient {
   }
 
   /**
-   * Turns this client into a bulk job's: patient retries (no one-shot deadline). `progress`: its
-   * rows are under way, and their progress line tells an outage; before (the reads a job makes
-   * first, src/bulk/file-job.ts jobClient) each retry is said on stderr as a one-shot command's.
+   * Turns this client into a bulk job's: patient retries (no one-shot deadline). `rows`: its rows
+   * are under way, and their progress line tells an outage; before (the reads a job makes first,
+   * src/bulk/file-job.ts jobClient) each retry is said on stderr as a one-shot command's.
    */
-  forBulkJob(o: { progress?: boolean } = {}): void {
-    this.bulk = true;
-    if (o.progress) this.progressTells = true;
+  forBulkJob(phase: 'job' | 'rows' = 'job'): void {
+    if (this.phase !== 'rows') this.phase = phase;
   }
 
   /** Ends every wait now and every later one at once (Ctrl-C): requests on the wire still finish. */
@@ -353,7 +357,7 @@ export class ApiClient {
   private retryNotice(req: ApiRequest, reason: string, next: number, most: number): void {
     const line = `callctl: ${reason} on ${req.method} ${req.path.split('?')[0]}; retrying (${next > most ? `attempt ${next}, waiting out the outage` : `${next}/${most}`})…`;
     const now = this.opts.now();
-    if (this.progressTells || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
+    if (this.phase === 'rows' || (line === this.lastNotice.line && now - this.lastNotice.at < 1_000)) return this.opts.log.debug(line);
     this.lastNotice = { line, at: now };
     this.opts.log.info(line);
   }
